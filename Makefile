@@ -1,0 +1,18 @@
+# The two commands of the README. Each sets up everything it needs (scripts/bootstrap.sh).
+.PHONY: demo test lint bench
+
+demo:
+	@bash scripts/bootstrap.sh
+	.venv/bin/gomcts play --black random --white random --size 9 --seed 1 --sgf runs/demo/game.sgf
+
+test:
+	@bash scripts/bootstrap.sh
+	.venv/bin/python -m pytest -n 2 --durations=15 $(PYTEST_ARGS)
+
+lint:
+	@bash scripts/bootstrap.sh
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+bench:
+	@bash scripts/bootstrap.sh
+	.venv/bin/python benchmarks/run_all.py

@@ -1,0 +1,1 @@
+"""agents: everything that chooses moves."""

@@ -1,0 +1,141 @@
+"""The ``gomcts`` command line: one entry point, one subcommand per task.
+
+Built-in subcommands live here (``play``, ``list``); other packages add theirs through the
+entry-point group ``gomcts.commands`` (an entry is a function ``register(subparsers)``), so
+that ``agents`` never imports ``tuning``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from agents.game import play_game
+from agents.plugins import PluginError, Registry
+from agents.registry import AGENTS, make_agent
+from agents.spec import SpecError, parse_spec
+from go_env.errors import GoError
+from go_env.coords import to_gtp
+from go_env.rules import KoRule, Rules
+from go_env.state import GoState
+
+__all__ = ["add_rules_arguments", "main", "rules_from_args"]
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--size --komi --ko --suicide --max-moves --handicap`` to a parser."""
+    parser.add_argument("--size", type=int, default=9, help="board size, 2..25 (default 9)")
+    parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
+    parser.add_argument("--ko", choices=[k.value for k in KoRule], default="positional",
+                        help="ko rule (default positional superko)")
+    parser.add_argument("--suicide", action="store_true", help="allow suicide")
+    parser.add_argument("--max-moves", type=int, default=None, help="move cap (default 2*N*N)")
+    parser.add_argument("--handicap", type=int, default=0, help="fixed handicap stones")
+
+
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    """The :class:`~go_env.rules.Rules` named by :func:`add_rules_arguments`' options."""
+    return Rules(size=args.size, komi=args.komi, ko=KoRule(args.ko), suicide=args.suicide,
+                 max_moves=args.max_moves, handicap=args.handicap)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from go_env.sgf import dump_sgf, record_from_state
+
+    rules = rules_from_args(args)
+    black = make_agent(args.black if args.seed is None else _seeded(args.black, args.seed))
+    white = make_agent(args.white if args.seed is None else _seeded(args.white, args.seed + 1))
+
+    def show(state: GoState, move: int) -> None:
+        if args.quiet:
+            return
+        colour = "Black" if state.to_play.name == "WHITE" else "White"
+        print(f"\nmove {state.move_number}: {colour} {to_gtp(move, state.size)}")
+        print(state.to_ascii(), flush=True)
+        if args.delay:
+            time.sleep(args.delay)
+
+    try:
+        result = play_game(black, white, rules, on_move=show)
+    finally:
+        black.close()
+        white.close()
+    how = "move cap" if result.truncated else "two passes"
+    print(f"\nresult {result.result} after {result.state.move_number} moves ({how})")
+    if args.sgf:
+        path = Path(args.sgf)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = record_from_state(result.state, black=black.name, white=white.name,
+                                   result=result.result)
+        path.write_text(dump_sgf(record), encoding="utf-8")
+        print(f"saved {path}")
+    return 0
+
+
+def _seeded(spec: str, seed: int) -> str:
+    """Add ``seed=...`` to a spec whose agent has a seed parameter and none given."""
+    name, params = parse_spec(spec)
+    config = AGENTS.get(name)
+    if "seed" in params or "seed" not in getattr(config, "__dataclass_fields__", {}):
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    registries: list[tuple[str, Registry]] = [("agents", AGENTS)]
+    try:
+        from agents.mcts.backups import BACKUPS
+    except ImportError:  # pragma: no cover - the MCTS package is part of this distribution
+        pass
+    else:
+        registries.append(("backups", BACKUPS))
+    for title, registry in registries:
+        print(f"{title} (entry-point group {registry.group}):")
+        for info in registry.infos():
+            print(f"  {info.name:<16} {info.distribution:<28} {info.value}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``gomcts`` parser, with subcommands from ``gomcts.commands`` entry points."""
+    parser = argparse.ArgumentParser(prog="gomcts", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play one game between two agents, shown in the terminal")
+    play.add_argument("--black", default="random", help="agent spec for Black (default random)")
+    play.add_argument("--white", default="random", help="agent spec for White (default random)")
+    add_rules_arguments(play)
+    play.add_argument("--seed", type=int, default=None, help="seed for agents that take one")
+    play.add_argument("--sgf", default=None, help="save the game as SGF to this path")
+    play.add_argument("--quiet", action="store_true", help="do not print the board each move")
+    play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each move")
+    play.set_defaults(func=_cmd_play)
+
+    listing = sub.add_parser("list", help="list installed agents and backup strategies")
+    listing.set_defaults(func=_cmd_list)
+
+    for ep in entry_points(group="gomcts.commands"):
+        try:
+            ep.load()(sub)
+        except Exception as exc:  # a broken extension must not break the CLI
+            print(f"warning: command plugin {ep.name!r} ({ep.value}) failed: {exc}", file=sys.stderr)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gomcts`` command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (SpecError, PluginError, GoError, ValueError) as exc:
+        print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

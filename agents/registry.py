@@ -1,0 +1,60 @@
+"""The agent registry: agent configs discovered through the entry-point group ``gomcts.agents``.
+
+An agent plugin is a frozen dataclass (its config) with a ``build()`` method returning an
+:class:`~agents.base.Agent`. Our built-ins (``random``, ``mcts``, ...) are registered in our own
+``pyproject.toml`` exactly as a third-party distribution would register its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from agents.base import Agent
+from agents.plugins import Registry
+from agents.spec import config_from_params, format_spec, parse_spec
+
+__all__ = ["AGENTS", "agent_config", "agent_spec", "make_agent"]
+
+
+def _check_agent_config(obj: Any) -> type:
+    if not (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+        raise TypeError(f"expected a dataclass config class, got {obj!r}")
+    if not callable(getattr(obj, "build", None)):
+        raise TypeError(f"{obj.__name__} has no build() method returning an agent")
+    return obj
+
+
+AGENTS: Registry[type] = Registry("gomcts.agents", "agent", _check_agent_config)
+
+
+def agent_config(spec: str | Any) -> Any:
+    """The config dataclass instance for a spec string (a config passes through unchanged).
+
+    Raises:
+        agents.spec.SpecError: For a malformed spec or a bad parameter (naming the key and
+            listing what is allowed).
+        agents.plugins.PluginError: For an unknown or broken agent plugin.
+    """
+    if not isinstance(spec, str):
+        _check_agent_config(type(spec))
+        return spec
+    name, params = parse_spec(spec)
+    return config_from_params(AGENTS.get(name), params, what=f"agent {name!r}")
+
+
+def agent_spec(config: Any) -> str:
+    """The spec string of an agent config (its registered name plus non-default fields)."""
+    cls = type(config)
+    for info in AGENTS.infos():
+        if info.value == f"{cls.__module__}:{cls.__qualname__}":
+            return format_spec(info.name, config)
+    return format_spec(cls.__name__, config)
+
+
+def make_agent(spec: str | Any) -> Agent:
+    """Build an agent from a spec string such as ``"mcts:sims=800"`` or from its config."""
+    agent = agent_config(spec).build()
+    if not isinstance(agent, Agent):
+        raise TypeError(f"{type(spec).__name__}.build() returned {agent!r}, not an Agent")
+    return agent

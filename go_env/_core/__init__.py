@@ -1,0 +1,1 @@
+"""Compiled (numba) core of the rules engine. Private: use :class:`go_env.state.GoState`."""

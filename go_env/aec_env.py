@@ -1,0 +1,391 @@
+"""The PettingZoo AEC environment of Go: ``env(...)`` (wrapped) and ``raw_env(...)``.
+
+Two agents, ``black_0`` and ``white_0``, take turns; an action is a point ``row * N + col``
+(row 0 at the top) or ``N * N`` for pass. Each agent observes the board from its own side:
+its own stones first, then the opponent's, for the last ``history`` positions, and a plane
+telling its colour (see :mod:`go_env.features` and ``docs/environment.md``).
+
+The game ends after two consecutive passes (a *termination*) or when the move cap of the rules
+is reached (a *truncation*); in both cases both agents are rewarded by the Tromp-Taylor area
+score of the final position: +1 to the winner, -1 to the loser, 0 to both for a draw.
+
+Planning agents read the live game through :attr:`GoEnv.state` (``env.unwrapped.state``) and
+must ``clone()`` it before searching.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from go_env.coords import to_gtp
+from go_env.errors import IllegalMoveError, IllegalReason
+from go_env.features import PLANE_DTYPE, history_planes_hwc, num_planes
+from go_env.render import render_ansi, render_rgb
+from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
+from go_env.state import Color, GoState
+
+__all__ = ["AGENTS", "RENDER_MODES", "GoEnv", "env", "raw_env"]
+
+AGENTS = ("black_0", "white_0")
+"""Agent names: ``black_0`` plays Black, ``white_0`` plays White."""
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+"""Accepted values of ``render_mode`` besides ``None``."""
+
+_COLOUR_OF = {AGENTS[0]: Color.BLACK, AGENTS[1]: Color.WHITE}
+_AGENT_OF = {Color.BLACK: AGENTS[0], Color.WHITE: AGENTS[1]}
+_OTHER = {AGENTS[0]: AGENTS[1], AGENTS[1]: AGENTS[0]}
+
+
+def _check_board_size(board_size: object) -> int:
+    if isinstance(board_size, bool) or not isinstance(board_size, int):
+        raise ValueError(
+            f"board_size must be an int from {MIN_SIZE} to {MAX_SIZE}, got {board_size!r}"
+        )
+    if not MIN_SIZE <= board_size <= MAX_SIZE:
+        raise ValueError(f"board_size must be from {MIN_SIZE} to {MAX_SIZE}, got {board_size}")
+    return board_size
+
+
+def _check_history(history: object) -> int:
+    if isinstance(history, bool) or not isinstance(history, int) or history < 1:
+        raise ValueError(
+            f"history (positions in the observation) must be a positive int, got {history!r}"
+        )
+    return history
+
+
+def _check_render_mode(render_mode: object) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        allowed = ", ".join(repr(mode) for mode in (None, *RENDER_MODES))
+        raise ValueError(f"render_mode must be one of {allowed}; got {render_mode!r}")
+    return render_mode  # type: ignore[return-value]
+
+
+class GoEnv(AECEnv, EzPickle):
+    """Go as a PettingZoo AEC environment (the unwrapped ``raw_env``).
+
+    Args:
+        board_size: N, the board has N x N points (2 to 25).
+        komi: Points given to White; an integer komi allows draws.
+        ko: ``"simple"``, ``"positional"`` (positional superko, the default) or
+            ``"situational"``.
+        suicide: Whether suicide is allowed (illegal by default).
+        max_moves: Move cap (passes included) ending the game as a truncation; ``None`` means
+            ``2 * N * N``.
+        handicap: Fixed handicap stones for Black (0, or 2 up to the size's star points); White
+            moves first when it is non-zero.
+        history: Number of positions k in the observation (the current one included); the
+            observation has ``2k + 1`` planes.
+        render_mode: ``None``, ``"ansi"`` (:meth:`render` returns a text board),
+            ``"rgb_array"`` (an ``(H, W, 3)`` ``uint8`` image) or ``"human"`` (prints the text
+            board after every reset and step).
+
+    Raises:
+        ValueError: When an argument is out of range; the message names it and what is allowed.
+
+    Attributes:
+        possible_agents: ``["black_0", "white_0"]``.
+        render_mode: The render mode given to the constructor.
+    """
+
+    metadata = {  # noqa: RUF012 (PettingZoo's class attribute)
+        "render_modes": list(RENDER_MODES),
+        "name": "go_env_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        *,
+        board_size: int = 9,
+        komi: float = 7.5,
+        ko: KoRule | str = KoRule.POSITIONAL,
+        suicide: bool = False,
+        max_moves: int | None = None,
+        handicap: int = 0,
+        history: int = 8,
+        render_mode: str | None = None,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            board_size=board_size,
+            komi=komi,
+            ko=ko,
+            suicide=suicide,
+            max_moves=max_moves,
+            handicap=handicap,
+            history=history,
+            render_mode=render_mode,
+        )
+        super().__init__()
+        size = _check_board_size(board_size)
+        self._history = _check_history(history)
+        self.render_mode = _check_render_mode(render_mode)
+        self._rules = Rules(
+            size=size,
+            komi=komi,
+            ko=ko,  # type: ignore[arg-type]
+            suicide=suicide,
+            max_moves=max_moves,
+            handicap=handicap,
+        )
+        self._size = size
+        self._pass = size * size
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        obs_space = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(
+                        0, 1, (size, size, num_planes(self._history)), dtype=PLANE_DTYPE
+                    ),
+                    "action_mask": spaces.Box(0, 1, (size * size + 1,), dtype=np.int8),
+                }
+            )
+            for agent in AGENTS
+        }
+        self.observation_spaces = obs_space
+        self.action_spaces = {agent: spaces.Discrete(size * size + 1) for agent in AGENTS}
+        self._state = GoState(self._rules)
+        self._mask: np.ndarray = np.zeros(size * size + 1, dtype=np.int8)
+        self._mask_move = -1  # move number the cached mask belongs to; -1: none
+        self._start()
+
+    # -- PettingZoo API ---------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (the same object on every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent``: ``Discrete(N * N + 1)`` (the same object every call)."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (with the handicap stones, if any).
+
+        Args:
+            seed: Accepted for the PettingZoo API; the game itself has no randomness, so every
+                reset gives the same starting position. Seed the action spaces to make sampled
+                actions reproducible.
+            options: Accepted for the PettingZoo API and ignored.
+        """
+        self._state = GoState(self._rules)
+        self._start()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of ``agent``: its own view of the board and its legal moves.
+
+        Returns:
+            ``{"observation": int8 (N, N, 2k + 1), "action_mask": int8 (N * N + 1,)}``, both new
+            arrays. The mask is all zeros unless it is ``agent``'s turn in a running game.
+        """
+        colour = _COLOUR_OF.get(agent)
+        if colour is None:
+            raise ValueError(f"agent must be one of {', '.join(AGENTS)}; got {agent!r}")
+        planes = history_planes_hwc(self._state, self._history, colour)
+        if (
+            agent == self.agent_selection
+            and not self.terminations.get(agent, True)
+            and not self.truncations.get(agent, True)
+        ):
+            mask = self._legal_mask().copy()
+        else:
+            mask = np.zeros(self._pass + 1, dtype=np.int8)
+        return {"observation": planes, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to move (``None`` for an agent whose game has ended).
+
+        Raises:
+            IllegalMoveError: When the move is off the board, occupied, suicide or repeats a
+                position (ko/superko); the message names the agent, the move and the reason.
+                The game is left unchanged. (``env()`` instead ends the game, the mover losing.)
+            TypeError: When ``action`` is not an int (or numpy integer).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        move = self._check_action(action, agent)
+        state = self._state
+        if self._mask_move == state.move_number:
+            if not self._mask[move]:
+                self._refuse(move, agent, state.illegal_reason(move))
+            state.play_unsafe(move)
+        else:
+            try:
+                state.play(move)
+            except IllegalMoveError as error:
+                self._refuse(move, agent, error.reason, error)
+        self._cumulative_rewards[agent] = 0
+        if state.is_over:
+            self._finish()
+        else:
+            info = {"move_number": state.move_number, "score": state.score(), "result": None}
+            self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
+        self.agent_selection = _OTHER[agent]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | np.ndarray | None:
+        """Render the game as chosen by ``render_mode``.
+
+        Returns:
+            ``"ansi"``: the board as text with GTP coordinates; ``"rgb_array"``: an
+            ``(H, W, 3)`` ``uint8`` image; ``"human"``: ``None`` after printing the text board;
+            ``None`` (with a warning) when the environment has no render mode.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                f"Pass render_mode= one of {', '.join(RENDER_MODES)} to the constructor."
+            )
+            return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._state)
+        text = render_ansi(self._state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Release resources; the environment holds none (no window, no files)."""
+
+    # -- game-state access for planning agents --------------------------------------------
+
+    @property
+    def state(self) -> GoState:  # type: ignore[override]
+        """The live game state (read only: ``clone()`` it before searching or playing on it).
+
+        This replaces PettingZoo's optional global-state method ``state()``, which this
+        environment does not provide. Through the wrappers of :func:`env` use
+        ``env.unwrapped.state``.
+        """
+        return self._state
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the games of this environment."""
+        return self._rules
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        state = self._state
+        info = {"move_number": state.move_number, "score": state.score(), "result": None}
+        self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
+        self.agent_selection = _AGENT_OF[state.to_play]
+        self._skip_agent_selection = None
+        self._mask_move = -1
+
+    def _legal_mask(self) -> np.ndarray:
+        """Legal moves of the player to move as int8 0/1, computed once per move number."""
+        state = self._state
+        if self._mask_move != state.move_number:
+            self._mask = state.legal_mask().view(np.int8)
+            self._mask_move = state.move_number
+        return self._mask
+
+    def _check_action(self, action: object, agent: str) -> int:
+        try:
+            move = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"action of {agent} must be an int from 0 to {self._pass} "
+                f"({self._pass} = pass), got {action!r}"
+            ) from None
+        if not 0 <= move <= self._pass:
+            raise IllegalMoveError(
+                move,
+                IllegalReason.OFF_BOARD,
+                f"{move} by {agent} (actions are 0..{self._pass}, {self._pass} = pass)",
+            )
+        return move
+
+    def _refuse(
+        self,
+        move: int,
+        agent: str,
+        reason: IllegalReason | None,
+        cause: Exception | None = None,
+    ) -> None:
+        if reason is None:  # the cached mask and the state disagree: should never happen
+            raise RuntimeError(f"move {move} is masked out but the state finds it legal")
+        detail = f"{to_gtp(move, self._size)} (action {move}) by {agent}"
+        raise IllegalMoveError(move, reason, detail) from cause
+
+    def _finish(self) -> None:
+        state = self._state
+        winner = state.winner
+        if winner == Color.BLACK:
+            self.rewards = {AGENTS[0]: 1.0, AGENTS[1]: -1.0}
+        elif winner == Color.WHITE:
+            self.rewards = {AGENTS[0]: -1.0, AGENTS[1]: 1.0}
+        else:
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+        terminal = state.is_terminal
+        self.terminations = dict.fromkeys(AGENTS, terminal)
+        self.truncations = dict.fromkeys(AGENTS, not terminal)
+        info = {"move_number": state.move_number, "score": state.score(), "result": state.result()}
+        self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
+        self._accumulate_rewards()
+
+
+raw_env = GoEnv
+"""``raw_env(**kwargs)``: the unwrapped environment (raises on illegal moves)."""
+
+
+def env(
+    *,
+    board_size: int = 9,
+    komi: float = 7.5,
+    ko: KoRule | str = KoRule.POSITIONAL,
+    suicide: bool = False,
+    max_moves: int | None = None,
+    handicap: int = 0,
+    history: int = 8,
+    render_mode: str | None = None,
+) -> AECEnv:
+    """Go with PettingZoo's standard wrappers, as for the classic environments.
+
+    The wrappers are, from the inside out: ``TerminateIllegalWrapper(illegal_reward=-1)`` (a
+    move outside the action mask ends the game: -1 to the mover, 0 to the other agent),
+    ``AssertOutOfBoundsWrapper`` (an action outside ``Discrete(N * N + 1)`` fails an
+    assertion) and ``OrderEnforcingWrapper`` (step/observe before reset are errors). The
+    arguments are those of :class:`GoEnv`.
+
+    Returns:
+        The wrapped environment; ``.unwrapped`` is the :class:`GoEnv`.
+    """
+    wrapped: AECEnv = GoEnv(
+        board_size=board_size,
+        komi=komi,
+        ko=ko,
+        suicide=suicide,
+        max_moves=max_moves,
+        handicap=handicap,
+        history=history,
+        render_mode=render_mode,
+    )
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

@@ -1,0 +1,93 @@
+"""Observation planes computed from a :class:`~go_env.state.GoState`.
+
+This module is the one place that turns a game state into input planes: the environment's
+observations and the neural networks' inputs both come from here, so they cannot disagree.
+
+The planes follow AlphaGo Zero (Silver et al., 2017, "Mastering the game of Go without human
+knowledge", Methods: "Neural network architecture"), with the stone planes taken from the point
+of view of a chosen *perspective* colour instead of always the player to move:
+
+============  ====================================================================
+plane         content (``k`` = number of positions)
+============  ====================================================================
+``i``         stones of ``perspective`` ``i`` moves ago (``i = 0``: now), ``i < k``
+``k + i``     stones of the opponent of ``perspective`` ``i`` moves ago, ``i < k``
+``2k``        all ones if ``perspective`` is Black, all zeros if it is White
+============  ====================================================================
+
+A pass is a move: the position before a pass equals the one after it. Positions from before the
+first move of the game are empty boards (also in handicap games, whose first real position
+already holds the handicap stones). With ``perspective == state.to_play`` the planes are exactly
+AlphaGo Zero's input features.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from go_env.state import Color, GoState
+
+__all__ = ["PLANE_DTYPE", "history_planes", "history_planes_hwc", "num_planes"]
+
+PLANE_DTYPE = np.int8
+"""Data type of the planes: 0/1 values in ``int8`` (cast to float in the networks)."""
+
+
+def num_planes(k: int) -> int:
+    """Number of planes for ``k`` positions of history: ``2k + 1``."""
+    return 2 * k + 1
+
+
+def _check(k: int, perspective: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k (positions of history) must be a positive int, got {k!r}")
+    if perspective not in (1, 2):
+        raise ValueError(f"perspective must be Color.BLACK or Color.WHITE, got {perspective!r}")
+
+
+def history_planes(state: GoState, k: int, perspective: Color | int) -> np.ndarray:
+    """Stone-history and colour planes, channels first.
+
+    Args:
+        state: The game state (read only).
+        k: Number of positions of history (the current one included), at least 1.
+        perspective: The colour whose stones come first (``Color.BLACK`` or ``Color.WHITE``).
+
+    Returns:
+        A new ``int8`` array of shape ``(2k + 1, N, N)`` holding 0s and 1s; see the module
+        docstring for the meaning of each plane.
+
+    Raises:
+        ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
+    """
+    _check(k, int(perspective))
+    boards = state.recent_boards(k)  # (k, N, N) int8: 0 empty, 1 black, 2 white
+    own = int(perspective)
+    size = boards.shape[-1]
+    # Filled as bool (no casting in the comparisons), returned as an int8 view of the same bytes.
+    planes = np.empty((2 * k + 1, size, size), dtype=np.bool_)
+    np.equal(boards, own, out=planes[:k])
+    np.equal(boards, 3 - own, out=planes[k : 2 * k])
+    planes[2 * k] = own == 1
+    return planes.view(PLANE_DTYPE)
+
+
+def history_planes_hwc(state: GoState, k: int, perspective: Color | int) -> np.ndarray:
+    """The planes of :func:`history_planes`, channels last: shape ``(N, N, 2k + 1)``.
+
+    This is the layout of the environment's ``observation`` (PettingZoo's convention for board
+    games). Plane ``c`` of :func:`history_planes` is ``[:, :, c]`` here. The returned array is
+    C-contiguous and owned by the caller.
+
+    Args:
+        state: The game state (read only).
+        k: Number of positions of history (the current one included), at least 1.
+        perspective: The colour whose stones come first.
+
+    Returns:
+        A new ``int8`` array of shape ``(N, N, 2k + 1)``.
+    """
+    return np.ascontiguousarray(history_planes(state, k, perspective).transpose(1, 2, 0))

@@ -1,0 +1,730 @@
+"""SGF (FF[4]) game records: a tolerant reader and a plain writer.
+
+Only the main line of the first game tree is read (variations are parsed, then ignored).
+Points are action indices (``row * N + col``, ``N * N`` = pass), as everywhere in :mod:`go_env`.
+The rules for what is read, what is written and what is tolerated are in ``docs/sgf.md``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+
+from go_env.coords import from_sgf, to_sgf
+from go_env.errors import GoError, IllegalMoveError
+from go_env.handicap import fixed_handicap_points
+from go_env.rules import MAX_SIZE, KoRule, Rules
+from go_env.state import Color, GoState
+
+__all__ = [
+    "GameRecord",
+    "SgfError",
+    "dump_sgf",
+    "load_sgf",
+    "parse_sgf",
+    "record_from_state",
+    "rules_from_name",
+    "rules_name",
+    "save_sgf",
+    "state_from_record",
+]
+
+
+class SgfError(GoError, ValueError):
+    """An SGF text that cannot be read, or a record that cannot be replayed.
+
+    Attributes:
+        offset: Character offset in the text where the problem was found, when known.
+    """
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        self.offset = offset
+        super().__init__(message if offset is None else f"{message} (at offset {offset})")
+
+
+@dataclass
+class GameRecord:
+    """One game: its game information, setup stones and main-line moves.
+
+    Attributes:
+        size: Board size N (SZ); 19 when the file has no SZ, as the SGF specification says.
+        komi: Komi (KM); 0 when the file has none.
+        rules: The rule set's name as written (RU), e.g. ``"Chinese"``, or ``None``.
+        handicap: Number of handicap stones (HA); 0 when absent.
+        black: Black's name (PB).
+        white: White's name (PW).
+        result: The result (RE) as written, e.g. ``"B+3.5"``, ``"W+R"``, ``"0"``.
+        game_comment: The game comment (GC).
+        comment: The root node's comment (C).
+        setup_black: Action indices of Black's setup stones (AB), in file order.
+        setup_white: Action indices of White's setup stones (AW), in file order.
+        to_play: The colour to move first (PL), when the file says.
+        moves: ``(colour, move)`` for each main-line move; pass is ``N * N``.
+        move_comments: Comment (C) of the node of a move, keyed by the move's index in ``moves``.
+        properties: Other root properties (DT, GN, AP, ...), identifier -> values, in file order.
+        move_properties: Other properties of move nodes, keyed by the move's index in ``moves``.
+    """
+
+    size: int = 19
+    komi: float = 0.0
+    rules: str | None = None
+    handicap: int = 0
+    black: str | None = None
+    white: str | None = None
+    result: str | None = None
+    game_comment: str | None = None
+    comment: str | None = None
+    setup_black: list[int] = field(default_factory=list)
+    setup_white: list[int] = field(default_factory=list)
+    to_play: Color | None = None
+    moves: list[tuple[Color, int]] = field(default_factory=list)
+    move_comments: dict[int, str] = field(default_factory=dict)
+    properties: dict[str, list[str]] = field(default_factory=dict)
+    move_properties: dict[int, dict[str, list[str]]] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- reading the text
+
+_SETUP = ("AB", "AW", "AE")
+_CONSUMED = ("GM", "FF", "CA")  # checked while reading, not kept: the writer always sets them
+_ROOT_FIELDS = ("SZ", "KM", "RU", "HA", "PB", "PW", "RE", "GC", "C", "PL")
+_SIMPLE_TEXT = ("RU", "PB", "PW", "RE")
+_LINEBREAK = re.compile(r"\r\n|\n\r|\r")
+_NODE_START = re.compile(r"\s*;")
+_IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass
+class _Prop:
+    ident: str
+    values: list[str]
+    offset: int
+
+
+_Node = dict[str, _Prop]
+
+
+def _read_value(text: str, pos: int) -> tuple[str, int]:
+    """Read one ``[...]`` value starting at ``text[pos] == '['``; returns (value, next pos)."""
+    start = pos
+    pos += 1
+    out: list[str] = []
+    n = len(text)
+    while pos < n:
+        ch = text[pos]
+        if ch == "]":
+            return _LINEBREAK.sub("\n", "".join(out)), pos + 1
+        if ch == "\\":
+            pos += 1
+            if pos >= n:
+                break
+            nxt = text[pos]
+            if nxt in "\r\n":  # soft line break: the escaped line break is removed
+                pair = text[pos : pos + 2]
+                pos += 2 if pair in ("\r\n", "\n\r") else 1
+                continue
+            out.append(nxt)
+        else:
+            out.append(ch)
+        pos += 1
+    raise SgfError("unterminated property value: no closing ']'", start)
+
+
+def _read_property(text: str, pos: int, node: _Node) -> int:
+    """Read ``IDENT[value]...`` at ``pos`` into ``node``; returns the position after it."""
+    start = pos
+    while pos < len(text) and text[pos] in _IDENT_CHARS:
+        pos += 1
+    raw = text[start:pos]
+    ident = "".join(c for c in raw if c.isupper())  # FF[3] lowercase letters are ignored
+    if not ident:
+        raise SgfError(f"property identifier {raw!r} has no uppercase letter", start)
+    values: list[str] = []
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text) or text[pos] != "[":
+            break
+        value, pos = _read_value(text, pos)
+        values.append(value)
+    if not values:
+        raise SgfError(f"property {raw!r} has no value: expected '[' after it", pos)
+    if ident in node:  # repeated in one node: tolerated by merging the values
+        node[ident].values.extend(values)
+    else:
+        node[ident] = _Prop(ident, values, start)
+    return pos
+
+
+def _main_line(text: str) -> list[_Node]:
+    """Parse the first game tree of a collection and return the nodes of its main line."""
+    pos = text.find("(")
+    if pos < 0:
+        raise SgfError("no game tree found: an SGF file starts with '(;'", 0)
+    main: list[_Node] = []
+    # One entry per open '(': [is on the main line, number of child trees seen so far].
+    stack: list[list[int]] = []
+    node: _Node | None = None
+    n = len(text)
+    while pos < n:
+        ch = text[pos]
+        if ch.isspace():
+            pos += 1
+        elif ch == "(":
+            parent_main = stack[-1][0] if stack else 1
+            first_child = stack[-1][1] == 0 if stack else True
+            if stack:
+                stack[-1][1] += 1
+            stack.append([int(parent_main and first_child), 0])
+            node = None
+            pos += 1
+            if not _NODE_START.match(text, pos):
+                raise SgfError("a game tree must start with a node ';'", pos)
+        elif ch == ")":
+            if not stack:
+                raise SgfError("unbalanced ')'", pos)
+            stack.pop()
+            pos += 1
+            if not stack:
+                return main  # end of the first game tree; the rest of the collection is not read
+        elif ch == ";":
+            if not stack:
+                raise SgfError("node ';' outside a game tree", pos)
+            if stack[-1][1]:
+                raise SgfError("node ';' after the variations of a game tree", pos)
+            node = {}
+            if stack[-1][0]:
+                main.append(node)
+            pos += 1
+        elif ch in _IDENT_CHARS:
+            if node is None:
+                raise SgfError(f"property {ch!r}... outside a node: expected ';' first", pos)
+            pos = _read_property(text, pos, node)
+        else:
+            raise SgfError(f"unexpected character {ch!r}", pos)
+    raise SgfError("the game tree is not closed: missing ')'", n)
+
+
+# ------------------------------------------------------------------- interpreting the main line
+
+
+def _simple_text(value: str) -> str:
+    return " ".join(value.splitlines()) if "\n" in value else value
+
+
+def _text(value: str) -> str:
+    # Text: whitespace other than line breaks becomes a space.
+    return "".join(" " if c.isspace() and c != "\n" else c for c in value)
+
+
+def _single(prop: _Prop) -> str:
+    if len(prop.values) != 1:
+        raise SgfError(f"{prop.ident} takes one value, got {len(prop.values)}", prop.offset)
+    return prop.values[0]
+
+
+def _number(prop: _Prop, kind: type[int] | type[float]) -> float:
+    raw = _single(prop).strip().replace(",", ".")
+    if raw == "":
+        return kind(0)
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise SgfError(f"{prop.ident}[{raw}] is not a valid {kind.__name__}", prop.offset) from None
+    if not math.isfinite(value):
+        raise SgfError(f"{prop.ident}[{raw}] is not a finite number", prop.offset)
+    return value
+
+
+def _size(root: _Node) -> int:
+    prop = root.get("SZ")
+    if prop is None:
+        return 19
+    raw = _single(prop).strip()
+    if ":" in raw:
+        cols, _, rows = raw.partition(":")
+        if cols.strip() != rows.strip():
+            raise SgfError(f"SZ[{raw}]: rectangular boards are not supported", prop.offset)
+        raw = cols.strip()
+    if not raw.isdigit() or not 2 <= int(raw) <= MAX_SIZE:
+        raise SgfError(f"SZ[{raw}]: the board size must be an integer 2..{MAX_SIZE}", prop.offset)
+    return int(raw)
+
+
+def _point(prop: _Prop, value: str, size: int, *, allow_pass: bool) -> int:
+    raw = value.strip()
+    if raw and not raw.islower():
+        raise SgfError(f"{prop.ident}[{raw}] is off a {size}x{size} board", prop.offset)
+    try:
+        move = from_sgf(raw, size)
+    except ValueError as exc:
+        raise SgfError(f"{prop.ident}[{raw}]: {exc}", prop.offset) from None
+    if move == size * size and not allow_pass:
+        raise SgfError(f"{prop.ident}[{raw}] is not a point of the board", prop.offset)
+    return move
+
+
+def _points(prop: _Prop, size: int) -> list[int]:
+    """The points of a setup property, with ``aa:cc`` rectangles expanded."""
+    out: list[int] = []
+    for value in prop.values:
+        first, sep, second = value.partition(":")
+        a = _point(prop, first, size, allow_pass=False)
+        if not sep:
+            out.append(a)
+            continue
+        b = _point(prop, second, size, allow_pass=False)
+        (r1, c1), (r2, c2) = divmod(a, size), divmod(b, size)
+        for row in range(min(r1, r2), max(r1, r2) + 1):
+            out.extend(row * size + col for col in range(min(c1, c2), max(c1, c2) + 1))
+    return out
+
+
+def _merge_setup(record: GameRecord, node: _Node, size: int) -> None:
+    for ident, target in (("AB", record.setup_black), ("AW", record.setup_white)):
+        if ident in node:
+            target.extend(p for p in _points(node[ident], size) if p not in target)
+    if "AE" in node:
+        cleared = set(_points(node["AE"], size))
+        record.setup_black[:] = [p for p in record.setup_black if p not in cleared]
+        record.setup_white[:] = [p for p in record.setup_white if p not in cleared]
+    both = set(record.setup_black) & set(record.setup_white)
+    if both:
+        where = min(node[i].offset for i in ("AB", "AW") if i in node)
+        raise SgfError(f"setup points {sorted(both)} are given to both colours", where)
+
+
+def _read_root(record: GameRecord, root: _Node) -> None:
+    gm = root.get("GM")
+    if gm is not None and _single(gm).strip() not in ("", "1"):
+        raise SgfError(f"GM[{_single(gm)}] is not a game of Go (GM[1])", gm.offset)
+    if "KM" in root:
+        record.komi = float(_number(root["KM"], float))
+    if "HA" in root:
+        record.handicap = int(_number(root["HA"], int))
+    for ident, name in (("RU", "rules"), ("PB", "black"), ("PW", "white"), ("RE", "result")):
+        if ident in root:
+            setattr(record, name, _simple_text(" ".join(root[ident].values)))
+    if "GC" in root:
+        record.game_comment = _text("\n".join(root["GC"].values))
+    if "C" in root:
+        record.comment = _text("\n".join(root["C"].values))
+    if "PL" in root:
+        pl = _single(root["PL"]).strip().upper()
+        if pl not in ("B", "W", "BLACK", "WHITE", "1", "2"):
+            raise SgfError(f"PL[{pl}] must be B or W", root["PL"].offset)
+        record.to_play = Color.BLACK if pl in ("B", "BLACK", "1") else Color.WHITE
+    skip = {*_CONSUMED, *_ROOT_FIELDS, *_SETUP, "B", "W"}
+    for ident, prop in root.items():
+        if ident not in skip:
+            record.properties[ident] = list(prop.values)
+
+
+def _merge_into_root(root: _Node, node: _Node) -> None:
+    for ident, prop in node.items():
+        if ident in root:
+            root[ident].values.extend(prop.values)
+        else:
+            root[ident] = _Prop(ident, list(prop.values), prop.offset)
+
+
+def _read_move(record: GameRecord, node: _Node, size: int) -> bool:
+    """Append the node's move (if any) with its comment and other properties."""
+    props = [node[c] for c in ("B", "W") if c in node]
+    if len(props) > 1:
+        raise SgfError("a node has both a B and a W move", props[1].offset)
+    if not props or len(props[0].values) != 1:
+        if props:
+            raise SgfError(f"{props[0].ident} takes one point", props[0].offset)
+        return False
+    prop = props[0]
+    colour = Color.BLACK if prop.ident == "B" else Color.WHITE
+    index = len(record.moves)
+    record.moves.append((colour, _point(prop, prop.values[0], size, allow_pass=True)))
+    if "C" in node:
+        record.move_comments[index] = _text("\n".join(node["C"].values))
+    extra = {i: list(p.values) for i, p in node.items() if i not in ("B", "W", "C")}
+    if extra:
+        record.move_properties[index] = extra
+    return True
+
+
+def _annotate_last(record: GameRecord, node: _Node) -> None:
+    """A node without a move after the first move: its comment and properties join the last."""
+    index = len(record.moves) - 1
+    if "C" in node:
+        text = _text("\n".join(node["C"].values))
+        old = record.move_comments.get(index)
+        record.move_comments[index] = text if old is None else f"{old}\n{text}"
+    extra = record.move_properties.setdefault(index, {})
+    for ident, prop in node.items():
+        if ident != "C":
+            extra.setdefault(ident, []).extend(prop.values)
+    if not extra:
+        del record.move_properties[index]
+
+
+def parse_sgf(text: str) -> GameRecord:
+    """Read the main line of the first game tree of an SGF text.
+
+    Args:
+        text: The SGF text (a collection of one or more game trees).
+
+    Returns:
+        The game record.
+
+    Raises:
+        SgfError: When the text is not SGF, or a property value is invalid; the message names
+            the property and the offset in ``text``.
+    """
+    nodes = _main_line(text.lstrip("\ufeff"))
+    root: _Node = {i: _Prop(i, list(p.values), p.offset) for i, p in nodes[0].items()}
+    rest = nodes[1:]
+    # Nodes before the first move (setup or game information split over several nodes) are
+    # read as part of the root.
+    while rest and not any(c in rest[0] for c in ("B", "W")) and not any(c in root for c in "BW"):
+        _merge_into_root(root, rest.pop(0))
+    size = _size(root)
+    record = GameRecord(size=size)
+    _read_root(record, root)
+    _merge_setup(record, root, size)
+    if any(c in root for c in ("B", "W")):  # a move in the root node
+        _read_move(record, {i: p for i, p in root.items() if i in ("B", "W")}, size)
+    for node in rest:
+        setup = [node[i] for i in _SETUP if i in node]
+        if setup:
+            raise SgfError(
+                f"setup property {setup[0].ident} after move {len(record.moves)} is not supported",
+                setup[0].offset,
+            )
+        if not _read_move(record, node, size):
+            _annotate_last(record, node)
+    return record
+
+
+def _charset(data: bytes) -> str | None:
+    match = re.search(rb"C[a-z]*A[a-z]*\s*\[([^\]]*)\]", data)
+    return match.group(1).decode("ascii", "replace").strip() if match else None
+
+
+def load_sgf(path: str | PathLike[str]) -> GameRecord:
+    """Read an SGF file (see :func:`parse_sgf`).
+
+    The bytes are decoded with the charset of the CA property; without CA, or when that charset
+    is unknown or fails, as UTF-8, and failing that as ISO-8859-1.
+
+    Raises:
+        SgfError: When the file is not valid SGF.
+        OSError: When the file cannot be read.
+    """
+    data = Path(path).read_bytes()
+    declared = _charset(data)
+    text: str | None = None
+    for charset in (declared, "utf-8"):
+        if charset is None:
+            continue
+        try:
+            codecs.lookup(charset)
+            text = data.decode(charset)
+            break
+        except (LookupError, UnicodeDecodeError):
+            continue
+    if text is None:
+        text = data.decode("iso-8859-1")
+    try:
+        return parse_sgf(text)
+    except SgfError as exc:
+        raise SgfError(f"{path}: {exc}") from exc
+
+
+# ---------------------------------------------------------------------------------- writing
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _format_komi(komi: float) -> str:
+    if komi == 0:
+        return "0"
+    if float(komi).is_integer():
+        return str(int(komi))
+    text = repr(float(komi))
+    return text if "e" not in text else f"{komi:.12f}".rstrip("0")
+
+
+def _check_record(record: GameRecord) -> None:
+    if not 2 <= record.size <= MAX_SIZE:
+        raise ValueError(f"record size must be 2..{MAX_SIZE}, got {record.size}")
+    points = record.size * record.size
+    for name in ("setup_black", "setup_white"):
+        bad = [p for p in getattr(record, name) if not 0 <= p < points]
+        if bad:
+            raise ValueError(f"{name} has points off a {record.size}x{record.size} board: {bad}")
+    for i, (colour, move) in enumerate(record.moves):
+        if colour not in (Color.BLACK, Color.WHITE) or not 0 <= move <= points:
+            raise ValueError(f"move {i} ({colour!r}, {move}) is not a move on this board")
+    reserved = {*_CONSUMED, *_ROOT_FIELDS, *_SETUP, "B", "W"}
+    for ident in [*record.properties, *(i for p in record.move_properties.values() for i in p)]:
+        if not ident.isalpha() or not ident.isupper() or ident in reserved:
+            raise ValueError(
+                f"extra property {ident!r} must be uppercase letters and not one of "
+                f"{sorted(reserved)}"
+            )
+
+
+def _prop(ident: str, values: list[str]) -> str:
+    if not values:
+        raise ValueError(f"property {ident} has no value")
+    return ident + "".join(f"[{_escape(v)}]" for v in values)
+
+
+def dump_sgf(record: GameRecord) -> str:
+    """Write a record as an SGF FF[4] text (UTF-8 charset, passes written as ``B[]``).
+
+    Raises:
+        ValueError: When the record holds a point off its board or a malformed property.
+    """
+    _check_record(record)
+    size = record.size
+    root = ["GM[1]", "FF[4]", "CA[UTF-8]", f"SZ[{size}]", f"KM[{_format_komi(record.komi)}]"]
+    if record.handicap:
+        root.append(f"HA[{record.handicap}]")
+    for ident, value in (
+        ("RU", record.rules),
+        ("PB", record.black),
+        ("PW", record.white),
+        ("RE", record.result),
+        ("GC", record.game_comment),
+        ("C", record.comment),
+    ):
+        if value is not None:
+            root.append(_prop(ident, [value]))
+    root.extend(_prop(ident, values) for ident, values in record.properties.items())
+    if record.to_play is not None:
+        root.append("PL[B]" if record.to_play == Color.BLACK else "PL[W]")
+    for ident, stones in (("AB", record.setup_black), ("AW", record.setup_white)):
+        if stones:
+            root.append(_prop(ident, [to_sgf(p, size) for p in stones]))
+    lines = ["(;" + "".join(root)]
+    line: list[str] = []
+    for i, (colour, move) in enumerate(record.moves):
+        node = ";" + ("B" if colour == Color.BLACK else "W") + f"[{to_sgf(move, size)}]"
+        node += "".join(_prop(k, v) for k, v in record.move_properties.get(i, {}).items())
+        if i in record.move_comments:
+            node += _prop("C", [record.move_comments[i]])
+        line.append(node)
+        if len(line) == 10 or "\n" in node:
+            lines.append("".join(line))
+            line = []
+    if line:
+        lines.append("".join(line))
+    return "\n".join(lines) + ")\n"
+
+
+def save_sgf(record: GameRecord, path: str | PathLike[str]) -> None:
+    """Write a record to a file as UTF-8 SGF (see :func:`dump_sgf`)."""
+    Path(path).write_text(dump_sgf(record), encoding="utf-8")
+
+
+# ------------------------------------------------------------------------- records and states
+
+_RULE_NAMES: dict[tuple[KoRule, bool], str] = {
+    (KoRule.POSITIONAL, False): "Chinese",
+    (KoRule.POSITIONAL, True): "Tromp-Taylor",
+    (KoRule.SITUATIONAL, False): "AGA",
+    (KoRule.SITUATIONAL, True): "NZ",
+    (KoRule.SIMPLE, False): "Japanese",
+    (KoRule.SIMPLE, True): "simple-ko-suicide",
+}
+_RULE_ALIASES: dict[str, tuple[KoRule, bool]] = {
+    "chinese": (KoRule.POSITIONAL, False),
+    "cn": (KoRule.POSITIONAL, False),
+    "tromp-taylor": (KoRule.POSITIONAL, True),
+    "tromp taylor": (KoRule.POSITIONAL, True),
+    "tt": (KoRule.POSITIONAL, True),
+    "aga": (KoRule.SITUATIONAL, False),
+    "nz": (KoRule.SITUATIONAL, True),
+    "new zealand": (KoRule.SITUATIONAL, True),
+    "japanese": (KoRule.SIMPLE, False),
+    "jp": (KoRule.SIMPLE, False),
+    "korean": (KoRule.SIMPLE, False),
+    "simple-ko-suicide": (KoRule.SIMPLE, True),
+}
+
+
+def rules_name(rules: Rules) -> str:
+    """The RU name written for a rule set's ko and suicide rules (see ``docs/sgf.md``)."""
+    return _RULE_NAMES[(rules.ko, rules.suicide)]
+
+
+def rules_from_name(name: str | None) -> tuple[KoRule, bool]:
+    """(ko rule, suicide allowed) for an RU name; unknown names get the defaults of Rules."""
+    default = Rules()
+    if name is None:
+        return default.ko, default.suicide
+    return _RULE_ALIASES.get(name.strip().lower(), (default.ko, default.suicide))
+
+
+def _rules_for(record: GameRecord) -> Rules:
+    """Rules implied by a record: its size, komi, RU ko/suicide and fixed handicap."""
+    ko, suicide = rules_from_name(record.rules)
+    handicap = 0
+    if record.handicap >= 2 and not record.setup_white:
+        try:
+            fixed = fixed_handicap_points(record.size, record.handicap)
+        except ValueError:
+            fixed = []
+        if fixed and sorted(fixed) == sorted(record.setup_black):
+            handicap = record.handicap
+    cap = 2 * record.size * record.size
+    return Rules(
+        size=record.size,
+        komi=record.komi,
+        ko=ko,
+        suicide=suicide,
+        handicap=handicap,
+        max_moves=len(record.moves) if len(record.moves) > cap else None,
+    )
+
+
+def _first_player(record: GameRecord) -> Color:
+    if record.moves:
+        return record.moves[0][0]
+    if record.to_play is not None:
+        return record.to_play
+    return Color.WHITE if record.handicap > 0 else Color.BLACK
+
+
+def _initial_state(record: GameRecord, rules: Rules) -> GoState:
+    first = _first_player(record)
+    if rules.handicap:
+        fixed = fixed_handicap_points(rules.size, rules.handicap)
+        if sorted(fixed) != sorted(record.setup_black) or record.setup_white:
+            raise SgfError(
+                f"rules.handicap={rules.handicap} needs exactly the fixed handicap "
+                f"stones as AB and no AW; the record has AB {record.setup_black} "
+                f"and AW {record.setup_white}"
+            )
+        if first != Color.WHITE:
+            raise SgfError(
+                f"with rules.handicap={rules.handicap} White moves first, but the "
+                f"record starts with {first.name}"
+            )
+        return GoState(rules)
+    if not record.setup_black and not record.setup_white and first == Color.BLACK:
+        return GoState(rules)
+    n = rules.size
+    cells = ["."] * (n * n)
+    for p in record.setup_black:
+        cells[p] = "X"
+    for p in record.setup_white:
+        cells[p] = "O"
+    text = "\n".join(" ".join(cells[r * n : (r + 1) * n]) for r in range(n))
+    try:
+        return GoState.from_ascii(text, rules, to_play=first)
+    except ValueError as exc:
+        raise SgfError(f"the setup stones are not a legal position: {exc}") from exc
+
+
+def state_from_record(record: GameRecord, rules: Rules | None = None) -> GoState:
+    """Replay a record: setup stones, then every move, each checked against the rules.
+
+    Args:
+        record: The game record.
+        rules: The rules to replay under; by default, the record's size and komi, the ko and
+            suicide rules named by its RU (see :func:`rules_from_name`), its fixed handicap
+            when AB holds exactly the fixed handicap points (free placement is set up as
+            stones), and a move cap large enough for the record. ``rules.size`` must equal the
+            record's size; ``rules.komi`` is used as given.
+
+    Returns:
+        The state after the last move.
+
+    Raises:
+        SgfError: When the sizes differ, the setup is not a legal position, the moves do not
+            alternate, or a move is illegal (the message names the move number and the rule).
+    """
+    _check_record(record)
+    if rules is None:
+        rules = _rules_for(record)
+    elif rules.size != record.size:
+        raise SgfError(f"rules.size is {rules.size} but the record is {record.size}x{record.size}")
+    state = _initial_state(record, rules)
+    for i, (colour, move) in enumerate(record.moves):
+        where = (
+            f"move {i + 1} ({'B' if colour == Color.BLACK else 'W'}[{to_sgf(move, rules.size)}])"
+        )
+        if colour != state.to_play:
+            raise SgfError(f"{where}: {state.to_play.name} is to play; moves must alternate")
+        try:
+            state.play(move)
+        except IllegalMoveError as exc:
+            raise SgfError(f"{where} is illegal: {exc.reason.value}") from exc
+    return state
+
+
+def record_from_state(
+    state: GoState,
+    *,
+    black: str | None = None,
+    white: str | None = None,
+    result: str | None = None,
+    comments: Mapping[int, str] | None = None,
+    game_comment: str | None = None,
+) -> GameRecord:
+    """A record of a game: its rules, its starting position and every move played.
+
+    Args:
+        state: The game (any point of it).
+        black: Black's name (PB).
+        white: White's name (PW).
+        result: The result (RE); by default ``state.result()`` once the game is over, else none.
+        comments: Comments of moves, keyed by the move's index in ``state.history``.
+        game_comment: The game comment (GC).
+
+    Returns:
+        The record; :func:`state_from_record` replays it to an equal position.
+
+    Raises:
+        ValueError: When a comment is keyed by an index that is not a move of the game.
+    """
+    rules = state.rules
+    n = rules.size
+    start = state.recent_boards(state.move_number + 1)[-1].ravel()
+    setup_black = [int(p) for p in np.flatnonzero(start == Color.BLACK)]
+    setup_white = [int(p) for p in np.flatnonzero(start == Color.WHITE)]
+    handicap = 0
+    if rules.handicap:
+        fixed = fixed_handicap_points(n, rules.handicap)
+        if sorted(fixed) == setup_black and not setup_white:
+            handicap, setup_black = rules.handicap, fixed
+    moves = list(state.history)
+    comments = dict(comments or {})
+    bad = [i for i in comments if not 0 <= i < len(moves)]
+    if bad:
+        raise ValueError(f"comments keyed by {bad}, but the game has moves 0..{len(moves) - 1}")
+    record = GameRecord(
+        size=n,
+        komi=float(rules.komi),
+        rules=rules_name(rules),
+        handicap=handicap,
+        black=black,
+        white=white,
+        game_comment=game_comment,
+        result=result if result is not None else (state.result() if state.is_over else None),
+        setup_black=setup_black,
+        setup_white=setup_white,
+        moves=moves,
+        move_comments=comments,
+    )
+    if not moves and state.to_play != _first_player(record):
+        record.to_play = state.to_play
+    return record

@@ -1,0 +1,476 @@
+"""The game state: a Python API over the compiled rules core.
+
+:class:`GoState` holds one game: the position (in the compiled core's flat vector), the
+move history, the superko history and the rules. Every rule check happens in compiled code;
+this module validates input, keeps histories and translates results into Python values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from collections.abc import Iterable
+from enum import IntEnum
+
+import numpy as np
+
+from go_env._core import board as core
+from go_env._core.layout import (
+    H_CAPT_B,
+    H_CAPT_W,
+    H_HASH,
+    H_KO,
+    H_MOVES,
+    H_PASSES,
+    H_TO_PLAY,
+    HEADER,
+    Geometry,
+    geometry,
+)
+from go_env._core.playout import own_eyes, random_playout, seed_rng
+from go_env._core.scoring import area
+from go_env.coords import GTP_COLUMNS
+from go_env.errors import IllegalMoveError, IllegalReason
+from go_env.handicap import fixed_handicap_points
+from go_env.rules import KoRule, Rules
+
+__all__ = ["Color", "GoState"]
+
+_REASONS = {
+    core.R_OCCUPIED: IllegalReason.OCCUPIED,
+    core.R_SUICIDE: IllegalReason.SUICIDE,
+    core.R_KO: IllegalReason.KO,
+    core.R_SUPERKO: IllegalReason.SUPERKO,
+}
+_BLACK_CHARS = "Xx#@"
+_WHITE_CHARS = "Oo"
+_EMPTY_CHARS = ".+"
+
+
+class Color(IntEnum):
+    """Contents of a point, and the players."""
+
+    EMPTY = 0
+    BLACK = 1
+    WHITE = 2
+
+    @property
+    def opponent(self) -> Color:
+        """The other player (``EMPTY`` stays ``EMPTY``)."""
+        return Color((3 - self) % 3)
+
+
+class GoState:
+    """One game of Go under the given :class:`~go_env.rules.Rules`.
+
+    Moves are action indices: ``row * N + col`` with row 0 the top row, and ``N * N`` for pass
+    (see :mod:`go_env.coords`). With a handicap, the stones are placed at construction and White
+    is to play.
+
+    Args:
+        rules: The rules (board size included); 9x9, komi 7.5, positional superko by default.
+    """
+
+    __slots__ = ("_boards", "_geo", "_history", "_mask", "_rules", "_s", "_seen")
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self._rules = rules if rules is not None else Rules()
+        if not isinstance(self._rules, Rules):
+            raise TypeError(f"rules must be a go_env.rules.Rules, got {type(rules).__name__}")
+        self._geo: Geometry = geometry(self._rules.size)
+        self._s: np.ndarray = core.new_state(self._rules.size)
+        self._history: list[tuple[Color, int]] = []
+        self._boards: list[bytes] = []
+        self._seen: np.ndarray = np.empty(0, dtype=np.int64)
+        self._mask: np.ndarray | None = None
+        if self._rules.handicap:
+            self.place_stones(fixed_handicap_points(self.size, self._rules.handicap), [])
+            self._s[H_TO_PLAY] = Color.WHITE
+            self._seen = np.empty(0, dtype=np.int64)
+        self._boards = []
+        self._record_position()
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def rules(self) -> Rules:
+        """The rules of this game."""
+        return self._rules
+
+    @property
+    def size(self) -> int:
+        """Board size N."""
+        return self._rules.size
+
+    @property
+    def pass_move(self) -> int:
+        """The action index of pass, ``N * N``."""
+        return self.size * self.size
+
+    @property
+    def to_play(self) -> Color:
+        """The player to move."""
+        return Color(int(self._s[H_TO_PLAY]))
+
+    @property
+    def move_number(self) -> int:
+        """Moves played so far, passes included (handicap placement excluded)."""
+        return int(self._s[H_MOVES])
+
+    @property
+    def history(self) -> tuple[tuple[Color, int], ...]:
+        """``(colour, move)`` of every move played, in order."""
+        return tuple(self._history)
+
+    @property
+    def zobrist(self) -> int:
+        """Zobrist hash (signed 64-bit) of the stones on the board; equal positions, equal hashes."""
+        return int(self._s[H_HASH])
+
+    @property
+    def ko_point(self) -> int | None:
+        """The point the player to move may not take back at once (simple ko), if any."""
+        ko = int(self._s[H_KO])
+        return None if ko < 0 else ko
+
+    @property
+    def consecutive_passes(self) -> int:
+        """Number of passes in a row that ended the move sequence so far."""
+        return int(self._s[H_PASSES])
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the game ended by two consecutive passes."""
+        return int(self._s[H_PASSES]) >= 2
+
+    @property
+    def is_truncated(self) -> bool:
+        """Whether the game was cut by the move cap (and did not end by passes)."""
+        return not self.is_terminal and self.move_number >= self._rules.move_limit
+
+    @property
+    def is_over(self) -> bool:
+        """Whether no more moves may be played (terminal or truncated)."""
+        return self.is_terminal or self.is_truncated
+
+    @property
+    def winner(self) -> Color | None:
+        """The winner by area score once the game is over; ``Color.EMPTY`` for a draw.
+
+        ``None`` while the game goes on.
+        """
+        if not self.is_over:
+            return None
+        score = self.score()
+        return Color.BLACK if score > 0 else Color.WHITE if score < 0 else Color.EMPTY
+
+    @property
+    def board(self) -> np.ndarray:
+        """A copy of the board, ``int8 (N, N)``: 0 empty, 1 black, 2 white."""
+        return self._colors().astype(np.int8).reshape(self.size, self.size)
+
+    # ------------------------------------------------------------------- queries
+    def color_at(self, move: int) -> Color:
+        """Contents of a point."""
+        return Color(int(self._s[HEADER + self._point(move)]))
+
+    def captures(self, color: Color) -> int:
+        """Prisoners taken so far by ``color``."""
+        return int(self._s[H_CAPT_B if Color(color) == Color.BLACK else H_CAPT_W])
+
+    def score(self) -> float:
+        """Tromp-Taylor area score of the current position: Black's area - White's - komi."""
+        black, white = area(self._s, self._geo.nbr)
+        return float(black - white) - float(self._rules.komi)
+
+    def result(self) -> str:
+        """The score as an SGF/GTP result string: ``"B+3.5"``, ``"W+0.5"`` or ``"0"`` (draw)."""
+        score = self.score()
+        if score == 0:
+            return "0"
+        return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+    def liberties(self, move: int) -> int:
+        """Number of liberties of the chain through the stone at ``move``."""
+        p = self._stone(move)
+        return int(core.liberty_count(self._s, self._geo.nbr, p))
+
+    def chain(self, move: int) -> list[int]:
+        """Sorted points of the chain through the stone at ``move``."""
+        p = self._stone(move)
+        nxt = HEADER + 2 * self.pass_move
+        out = [p]
+        q = int(self._s[nxt + p])
+        while q != p:
+            out.append(q)
+            q = int(self._s[nxt + q])
+        return sorted(out)
+
+    def recent_boards(self, k: int) -> np.ndarray:
+        """The last ``k`` positions, newest first, as ``int8 (k, N, N)``.
+
+        Entry 0 is the current board, entry 1 the board before the last move, and so on;
+        positions before the start of the game are empty boards.
+        """
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        n = self.size
+        out = np.zeros((k, n, n), dtype=np.int8)
+        boards = self._boards[-k:]
+        flat = np.frombuffer(b"".join(reversed(boards)), dtype=np.int8)
+        out[: len(boards)] = flat.reshape(len(boards), n, n)
+        return out
+
+    # ----------------------------------------------------------------- legality
+    def illegal_reason(self, move: int) -> IllegalReason | None:
+        """Why ``move`` is illegal for the player to move, or ``None`` if it is legal."""
+        move = self._as_move(move)
+        if not 0 <= move <= self.pass_move:
+            return IllegalReason.OFF_BOARD
+        if self.is_over:
+            return IllegalReason.GAME_OVER
+        if move == self.pass_move:
+            return None
+        code = int(
+            core.check_local(self._s, self._geo.nbr, move, self._s[H_TO_PLAY], self._rules.suicide)
+        )
+        if code == core.LEGAL and self._seen.size:
+            key = int(
+                core.candidate_hash(self._s, self._geo.nbr, self._geo.zobrist, move,
+                                    self._s[H_TO_PLAY])
+            ) ^ self._side_key_after()
+            i = int(np.searchsorted(self._seen, key))
+            if i < self._seen.size and int(self._seen[i]) == key:
+                code = core.R_SUPERKO
+        return _REASONS.get(code)
+
+    def is_legal(self, move: int) -> bool:
+        """Whether the player to move may play ``move``."""
+        return self.illegal_reason(move) is None
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool (N*N + 1,)``: which actions are legal now (all False once the game is over)."""
+        if self._mask is None:
+            mask = np.zeros(self.pass_move + 1, dtype=np.bool_)
+            if not self.is_over:
+                codes = np.empty(self.pass_move, dtype=np.int64)
+                core.legal_points(self._s, self._geo.nbr, self._geo.zobrist, self._rules.suicide,
+                                  self._seen, self._side_key_after(), codes)
+                mask[:-1] = codes == core.LEGAL
+                mask[-1] = True
+            mask.setflags(write=False)
+            self._mask = mask
+        return self._mask
+
+    def own_eye_mask(self) -> np.ndarray:
+        """``bool (N*N,)``: the empty points that are eyes of the player to move.
+
+        An eye here is the random-playout notion (see :func:`go_env._core.playout.is_own_eye`):
+        every neighbour is an own stone and the opponent holds at most one diagonal point
+        (none on the edge). Agents use it to avoid filling their own eyes.
+        """
+        out = np.zeros(self.pass_move, dtype=np.bool_)
+        own_eyes(self._s, self._geo.nbr, self._geo.diag, self._s[H_TO_PLAY], out)
+        return out
+
+    def legal_moves(self) -> np.ndarray:
+        """Sorted action indices of the legal moves (pass included while the game goes on)."""
+        return np.flatnonzero(self.legal_mask())
+
+    # --------------------------------------------------------------------- moves
+    def play(self, move: int) -> None:
+        """Play ``move`` for the player to move.
+
+        Raises:
+            IllegalMoveError: Naming the reason (off-board, occupied, suicide, ko, superko, game
+                over).
+        """
+        move = self._as_move(move)
+        reason = self.illegal_reason(move)
+        if reason is not None:
+            raise IllegalMoveError(move, reason, self._describe(move))
+        self.play_unsafe(move)
+
+    def play_unsafe(self, move: int) -> None:
+        """Play ``move`` without any check; the caller guarantees that it is legal."""
+        color = self.to_play
+        core.play(self._s, self._geo.nbr, self._geo.zobrist, move)
+        self._history.append((color, int(move)))
+        self._mask = None
+        self._record_position()
+
+    def place_stones(self, black: Iterable[int], white: Iterable[int]) -> None:
+        """Set up stones (handicap, SGF ``AB``/``AW``) without playing moves.
+
+        Raises:
+            ValueError: When a point is off the board or taken, or a set-up chain would have
+                no liberty.
+        """
+        trial = self._s.copy()
+        for color, points in ((Color.BLACK, black), (Color.WHITE, white)):
+            for move in points:
+                p = self._as_move(move)
+                if not 0 <= p < self.pass_move:
+                    raise ValueError(f"set-up point {move!r} is off the {self.size}x{self.size} board")
+                if trial[HEADER + p] != 0:
+                    raise ValueError(f"set-up point {self._describe(p)} is already taken")
+                if core.place(trial, self._geo.nbr, self._geo.zobrist, p, int(color)) != -1 or (
+                    trial[H_CAPT_B] != self._s[H_CAPT_B] or trial[H_CAPT_W] != self._s[H_CAPT_W]
+                ):
+                    raise ValueError(f"set-up stone at {self._describe(p)} leaves a chain without liberties")
+        self._s = trial
+        self._s[H_KO] = -1
+        self._mask = None
+        if self._boards:
+            self._boards[-1] = self._colors().astype(np.int8).tobytes()
+            self._remember(self._key())
+
+    def clone(self) -> GoState:
+        """An independent copy (histories are shared immutably, the board is copied)."""
+        other = GoState.__new__(GoState)
+        other._rules = self._rules
+        other._geo = self._geo
+        other._s = self._s.copy()
+        other._history = list(self._history)
+        other._boards = list(self._boards)
+        other._seen = self._seen  # never mutated in place, see _remember
+        other._mask = self._mask
+        return other
+
+    def random_playout(self, seed: int | None = None) -> float:
+        """Score (Black - White - komi) at the end of a compiled uniform random playout.
+
+        See :mod:`go_env._core.playout` for the policy. The state itself is not changed.
+        """
+        rng = seed_rng(int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else seed)
+        black, white = random_playout(self._s.copy(), self._geo.nbr, self._geo.diag,
+                                      self._geo.zobrist, self._rules.move_limit, rng)
+        return float(black - white) - float(self._rules.komi)
+
+    # ------------------------------------------------------------------- ASCII
+    def to_ascii(self) -> str:
+        """The board as text: ``X`` black, ``O`` white, ``.`` empty, with GTP coordinates."""
+        n = self.size
+        letters = " ".join(GTP_COLUMNS[:n])
+        width = len(str(n))
+        rows = [f"{' ' * width} {letters}"]
+        chars = ".XO"
+        board = self._colors()
+        for r in range(n):
+            cells = " ".join(chars[int(c)] for c in board[r * n:(r + 1) * n])
+            rows.append(f"{n - r:>{width}} {cells}")
+        return "\n".join(rows)
+
+    @classmethod
+    def from_ascii(cls, text: str, rules: Rules | None = None,
+                   to_play: Color = Color.BLACK) -> GoState:
+        """A position from text rows of ``.``/``+`` (empty), ``X`` (black) and ``O`` (white).
+
+        Coordinate labels (a first line of column letters, row numbers at either end) are
+        ignored. The board size comes from the text; ``rules`` (size included) must agree.
+
+        Raises:
+            ValueError: When the text is not a square board, disagrees with ``rules.size``, or
+                holds a chain without liberties.
+        """
+        rows = _parse_rows(text)
+        n = len(rows)
+        if rules is None:
+            rules = Rules(size=n)
+        elif rules.size != n:
+            raise ValueError(f"the text holds a {n}x{n} board but rules.size is {rules.size}")
+        state = cls(dataclasses.replace(rules, handicap=0))
+        black = [r * n + c for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "X"]
+        white = [r * n + c for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "O"]
+        state.place_stones(black, white)
+        state._s[H_TO_PLAY] = Color(to_play)
+        state._seen = np.empty(0, dtype=np.int64)
+        state._remember(state._key())
+        return state
+
+    def __repr__(self) -> str:
+        return (f"GoState(size={self.size}, to_play={self.to_play.name}, "
+                f"move_number={self.move_number})\n{self.to_ascii()}")
+
+    # ----------------------------------------------------------------- private
+    def _colors(self) -> np.ndarray:
+        return self._s[HEADER:HEADER + self.pass_move]
+
+    def _side_key_after(self) -> int:
+        """Key of the player to move after the next move (situational superko), else 0."""
+        if self._rules.ko is KoRule.SITUATIONAL:
+            return int(self._geo.side[3 - int(self._s[H_TO_PLAY])])
+        return 0
+
+    def _key(self) -> int:
+        """Superko key of the current position."""
+        key = int(self._s[H_HASH])
+        if self._rules.ko is KoRule.SITUATIONAL:
+            key ^= int(self._geo.side[int(self._s[H_TO_PLAY])])
+        return key
+
+    def _remember(self, key: int) -> None:
+        if self._rules.ko is KoRule.SIMPLE:
+            return
+        i = int(np.searchsorted(self._seen, key))
+        if i == self._seen.size or int(self._seen[i]) != key:
+            self._seen = np.insert(self._seen, i, key)  # a new array: clones share the old one
+
+    def _record_position(self) -> None:
+        self._boards.append(self._colors().astype(np.int8).tobytes())
+        self._remember(self._key())
+
+    @staticmethod
+    def _as_move(move: int) -> int:
+        if isinstance(move, (bool, np.bool_)):
+            raise TypeError(f"a move must be an int action index, got {move!r}")
+        try:
+            return operator.index(move)
+        except TypeError:
+            raise TypeError(f"a move must be an int action index, got {move!r}") from None
+
+    def _point(self, move: int) -> int:
+        p = self._as_move(move)
+        if not 0 <= p < self.pass_move:
+            raise ValueError(f"{move!r} is not a point of the {self.size}x{self.size} board "
+                             f"(0..{self.pass_move - 1})")
+        return p
+
+    def _stone(self, move: int) -> int:
+        p = self._point(move)
+        if self._s[HEADER + p] == 0:
+            raise ValueError(f"there is no stone at {self._describe(p)}")
+        return p
+
+    def _describe(self, move: int) -> str:
+        if 0 <= move < self.pass_move:
+            r, c = divmod(move, self.size)
+            return f"{move} ({GTP_COLUMNS[c]}{self.size - r})"
+        return "pass" if move == self.pass_move else str(move)
+
+
+def _parse_rows(text: str) -> list[str]:
+    rows: list[str] = []
+    for raw in text.splitlines():
+        body = raw.strip().strip("0123456789").strip()
+        cells = body.replace(" ", "")
+        if not cells:
+            continue
+        if cells[0] == "A" and all(ch in GTP_COLUMNS for ch in cells):
+            continue  # a line of column labels
+        row = []
+        for ch in cells:
+            if ch in _BLACK_CHARS:
+                row.append("X")
+            elif ch in _WHITE_CHARS:
+                row.append("O")
+            elif ch in _EMPTY_CHARS:
+                row.append(".")
+            else:
+                raise ValueError(f"unexpected character {ch!r} in board row {raw!r}; "
+                                 "allowed: . + (empty), X (black), O (white)")
+        rows.append("".join(row))
+    n = len(rows)
+    if not rows or any(len(row) != n for row in rows):
+        raise ValueError(f"the text is not a square board: row lengths {[len(r) for r in rows]}")
+    Rules(size=n)  # validates the size range
+    return rows

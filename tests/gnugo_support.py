@@ -1,0 +1,60 @@
+"""Shared pytest helpers for tests that need the GNU Go program (``gnugo``).
+
+Import the fixtures into a test module to use them::
+
+    from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401
+
+Without GNU Go such tests are skipped with the reason, except under ``CI=true``, where the
+missing program fails them: CI must never pass by skipping the evidence.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.gtp import GtpProcess
+
+__all__ = ["find_gnugo", "gnugo_engine", "gnugo_path", "require_gnugo"]
+
+# Debian and Ubuntu install GNU Go as /usr/games/gnugo, which is not on every user's PATH.
+_KNOWN_LOCATIONS = ("/usr/games/gnugo", "/usr/local/games/gnugo")
+
+
+def find_gnugo() -> str | None:
+    """Path of the ``gnugo`` program: on PATH, else at a known install location, else None."""
+    found = shutil.which("gnugo")
+    if found:
+        return found
+    for candidate in _KNOWN_LOCATIONS:
+        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def require_gnugo() -> str:
+    """The path of ``gnugo``; skips the test without it, or fails it when ``CI=true``."""
+    path = find_gnugo()
+    if path is not None:
+        return path
+    where = f"PATH or {', '.join(_KNOWN_LOCATIONS)}"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"GNU Go (gnugo) is required under CI=true but was not found on {where}")
+    pytest.skip(f"GNU Go (gnugo) not found on {where}; install it with `apt-get install gnugo`")
+
+
+@pytest.fixture(scope="session")
+def gnugo_path() -> str:
+    """Path of the GNU Go program (see :func:`require_gnugo`)."""
+    return require_gnugo()
+
+
+@pytest.fixture(scope="module")
+def gnugo_engine(gnugo_path: str) -> Iterator[GtpProcess]:
+    """One GNU Go GTP engine for a test module (the caller sets the board size first)."""
+    with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30.0) as engine:
+        yield engine

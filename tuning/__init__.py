@@ -1,0 +1,1 @@
+"""tuning: arena matches and Optuna studies over agent parameters."""
