@@ -1,7 +1,8 @@
 """Spec strings: ``name:key=value,key=value`` turned into validated dataclass configs.
 
 A spec names a plugin and sets fields of its frozen config dataclass, e.g.
-``mcts:sims=800,c=1.0,backup=softmax``. Values are converted with the field's type
+``mcts:sims=800,c=1.0,backup=softmax``. A config may accept its first value without a key
+(``monotone:params.json``) by naming the field in ``__spec_positional__``. Values are converted with the field's type
 annotation (int, float, bool, str, enums, ``Literal``, optional and tuple fields). A value that
 itself contains commas is quoted or parenthesised: ``backup="coulom:a=2,b=16"``,
 ``cmd='gnugo --mode gtp'``.
@@ -15,7 +16,13 @@ import types
 import typing
 from typing import Any, Literal, Union
 
-__all__ = ["SpecError", "config_from_params", "format_spec", "parse_spec"]
+__all__ = ["POSITIONAL", "SpecError", "config_from_params", "format_spec", "parse_spec"]
+
+POSITIONAL = ""
+"""Key of a value given without ``key=`` as the first part of a spec (``monotone:FILE``).
+
+It sets the field that the config class names in its ``__spec_positional__`` attribute.
+"""
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
@@ -73,9 +80,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         raise SpecError(f"spec {spec!r} has no name; expected 'name' or 'name:key=value,...'")
     params: dict[str, str] = {}
     if rest.strip():
-        for part in _split_top_level(rest, ","):
+        for index, part in enumerate(_split_top_level(rest, ",")):
             key, eq, value = part.partition("=")
             key = key.strip()
+            if not eq and index == 0 and key:  # a positional value: "monotone:params.json"
+                params[POSITIONAL] = _unquote(key)
+                continue
             if not eq or not key:
                 raise SpecError(f"in spec {spec!r}: {part.strip()!r} is not of the form key=value")
             if key in params:
@@ -178,6 +188,14 @@ def config_from_params(config_cls: type, params: dict[str, str], *, what: str) -
     hints = typing.get_type_hints(config_cls)
     fields = {f.name: f for f in dataclasses.fields(config_cls) if f.init}
     kwargs = {}
+    if POSITIONAL in params:
+        target = getattr(config_cls, "__spec_positional__", None)
+        if target is None:
+            raise SpecError(f"{what} takes no positional value ({params[POSITIONAL]!r}); "
+                            "write key=value")
+        if target in params:
+            raise SpecError(f"{what}: {target!r} is given twice (positionally and by name)")
+        params = {target: params[POSITIONAL], **{k: v for k, v in params.items() if k}}
     for key, raw in params.items():
         if key not in fields:
             allowed = ", ".join(sorted(fields)) or "none"

@@ -11,6 +11,7 @@ import dataclasses
 import operator
 from collections.abc import Iterable
 from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from go_env.errors import IllegalMoveError, IllegalReason
 from go_env.handicap import fixed_handicap_points
 from go_env.rules import KoRule, Rules
 
-__all__ = ["Color", "GoState"]
+__all__ = ["Color", "CompiledState", "GoState"]
 
 _REASONS = {
     core.R_OCCUPIED: IllegalReason.OCCUPIED,
@@ -58,6 +59,30 @@ class Color(IntEnum):
     def opponent(self) -> Color:
         """The other player (``EMPTY`` stays ``EMPTY``)."""
         return Color((3 - self) % 3)
+
+
+class CompiledState(NamedTuple):
+    """A position in the compiled core's form, for numba-compiled agents.
+
+    Attributes:
+        vector: ``int64`` state vector (a private copy; layout in :mod:`go_env._core.layout`).
+        geometry: Neighbour, diagonal and Zobrist tables of the board size.
+        superko_keys: Sorted ``int64`` keys of the positions seen so far (read-only); empty
+            under simple ko. Under situational superko a key is the stones' hash xor
+            ``geometry.side[player to move]``.
+        situational: Whether the keys include the player to move.
+        suicide: Whether suicide is legal.
+        move_limit: The move cap.
+        komi: Komi.
+    """
+
+    vector: np.ndarray
+    geometry: Geometry
+    superko_keys: np.ndarray
+    situational: bool
+    suicide: bool
+    move_limit: int
+    komi: float
 
 
 class GoState:
@@ -323,6 +348,21 @@ class GoState:
         if self._boards:
             self._boards[-1] = self._colors().astype(np.int8).tobytes()
             self._remember(self._key())
+
+    def compiled(self) -> CompiledState:
+        """A snapshot for compiled search code (see :mod:`go_env.kernels`).
+
+        The vector is a copy: kernels may modify it freely without touching this state.
+        """
+        return CompiledState(
+            vector=self._s.copy(),
+            geometry=self._geo,
+            superko_keys=self._seen,
+            situational=self._rules.ko is KoRule.SITUATIONAL,
+            suicide=self._rules.suicide,
+            move_limit=self._rules.move_limit,
+            komi=float(self._rules.komi),
+        )
 
     def clone(self) -> GoState:
         """An independent copy (histories are shared immutably, the board is copied)."""

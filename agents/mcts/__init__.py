@@ -1,0 +1,1 @@
+"""Monte-Carlo tree search: tree, selection, search loop, agent, evaluators, backups."""

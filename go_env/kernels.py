@@ -1,0 +1,74 @@
+"""Compiled kernels for search code that runs inside numba (e.g. a compiled MCTS).
+
+These functions operate on :attr:`go_env.state.CompiledState.vector` and the tables of its
+``geometry``; call them from ``@numba.njit`` code or from Python. They are the stable surface of
+the private :mod:`go_env._core` package:
+
+* ``play(s, nbr, zob, move)``: play for the player to move, no validation; ``move == P`` passes.
+* ``check_local(s, nbr, p, color, allow_suicide)``: ``LEGAL`` or a reason code, without superko.
+* ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
+* ``legal_points(s, nbr, zob, allow_suicide, keys, side_key, out)``: codes of every point.
+* ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area.
+* ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area.
+* ``is_own_eye(s, nbr, diag, p, color)``, ``next_random(rng)``, ``seed_rng(seed)``.
+* Header slots ``H_*`` (to play, ko point, passes, moves, hash...) index the vector.
+"""
+
+from __future__ import annotations
+
+from go_env._core.board import (
+    LEGAL,
+    R_KO,
+    R_OCCUPIED,
+    R_SUICIDE,
+    R_SUPERKO,
+    candidate_hash,
+    check_local,
+    legal_points,
+    play,
+)
+from go_env._core.layout import (
+    H_HASH,
+    H_KO,
+    H_LAST,
+    H_MOVES,
+    H_NEMPTY,
+    H_P,
+    H_PASSES,
+    H_SIZE,
+    H_TO_PLAY,
+    HEADER,
+    Geometry,
+    geometry,
+)
+from go_env._core.playout import is_own_eye, next_random, random_playout, seed_rng
+from go_env._core.scoring import area
+
+__all__ = [
+    "H_HASH",
+    "H_KO",
+    "H_LAST",
+    "H_MOVES",
+    "H_NEMPTY",
+    "H_P",
+    "H_PASSES",
+    "H_SIZE",
+    "H_TO_PLAY",
+    "HEADER",
+    "LEGAL",
+    "R_KO",
+    "R_OCCUPIED",
+    "R_SUICIDE",
+    "R_SUPERKO",
+    "Geometry",
+    "area",
+    "candidate_hash",
+    "check_local",
+    "geometry",
+    "is_own_eye",
+    "legal_points",
+    "next_random",
+    "play",
+    "random_playout",
+    "seed_rng",
+]
