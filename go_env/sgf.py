@@ -216,7 +216,8 @@ def _main_line(text: str) -> list[_Node]:
 
 
 def _simple_text(value: str) -> str:
-    return " ".join(value.splitlines()) if "\n" in value else value
+    # SimpleText: every whitespace character, line breaks included, becomes a space.
+    return "".join(" " if c.isspace() else c for c in value)
 
 
 def _text(value: str) -> str:
@@ -410,7 +411,7 @@ def parse_sgf(text: str) -> GameRecord:
 
 
 def _charset(data: bytes) -> str | None:
-    match = re.search(rb"C[a-z]*A[a-z]*\s*\[([^\]]*)\]", data)
+    match = re.search(rb"(?<![A-Z])C[a-z]*A[a-z]*\s*\[([^\]]*)\]", data)
     return match.group(1).decode("ascii", "replace").strip() if match else None
 
 
