@@ -410,8 +410,10 @@ class GoState:
 
         Raises:
             ValueError: When the text is not a square board, disagrees with ``rules.size``, or
-                holds a chain without liberties.
+                holds a chain without liberties, or ``to_play`` is not Black or White.
         """
+        if to_play not in (Color.BLACK, Color.WHITE):
+            raise ValueError(f"to_play must be Color.BLACK or Color.WHITE, got {to_play!r}")
         rows = _parse_rows(text)
         n = len(rows)
         if rules is None:

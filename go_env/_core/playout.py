@@ -37,8 +37,14 @@ def next_random(rng):  # pragma: no cover - compiled
 
 
 def seed_rng(seed: int) -> np.ndarray:
-    """A generator state for :func:`random_playout` from any int seed (never zero)."""
-    mixed = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
+    """A generator state for :func:`random_playout` from any int seed (never zero).
+
+    Raises:
+        TypeError: When ``seed`` is not an integer (Python or NumPy).
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    mixed = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
     return np.array([mixed or 1], dtype=np.uint64)
 
 
