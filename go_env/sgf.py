@@ -472,6 +472,10 @@ def _check_record(record: GameRecord) -> None:
     for i, (colour, move) in enumerate(record.moves):
         if colour not in (Color.BLACK, Color.WHITE) or not 0 <= move <= points:
             raise ValueError(f"move {i} ({colour!r}, {move}) is not a move on this board")
+    for name in ("move_comments", "move_properties"):
+        bad = [i for i in getattr(record, name) if not 0 <= i < len(record.moves)]
+        if bad:
+            raise ValueError(f"{name} keyed by {bad}, but the record has {len(record.moves)} moves")
     reserved = {*_CONSUMED, *_ROOT_FIELDS, *_SETUP, "B", "W"}
     for ident in [*record.properties, *(i for p in record.move_properties.values() for i in p)]:
         if not ident.isalpha() or not ident.isupper() or ident in reserved:

@@ -42,6 +42,8 @@ FAKE_ENGINE = textwrap.dedent(
             out.write(f"={ident} one\r\n\ttwo\r\n\r\n")
         elif cmd == "chatter":
             out.write("some banner line\n\n" + f"={ident} after chatter\n\n")
+        elif cmd == "padded":
+            out.write(f"={ident}   7.5  \n\n")
         elif cmd == "echo":
             out.write(f"={ident} " + " ".join(args) + "\n\n")
         elif cmd == "die":
@@ -77,6 +79,7 @@ def test_responses_ids_and_multiline(fake_engine: list[str]) -> None:
         assert engine.send("board") == " A B\n 1 ."
         assert engine.send("crlf") == "one\n two"
         assert engine.send("chatter") == "after chatter"
+        assert engine.send("padded") == "7.5"
         assert engine.alive
     assert not engine.alive
     assert engine.returncode == 0
@@ -174,6 +177,8 @@ def test_gnugo_session(gnugo_path: str) -> None:  # noqa: F811
         assert engine.send("5 version") == "3.8"
         engine.send("boardsize 9")
         engine.send("clear_board")
+        engine.send("komi 6.5")
+        assert engine.send("get_komi") == "6.5"  # GNU Go answers "=  6.5"
         engine.send("play black E5")
         assert engine.send("list_stones black") == "E5"
         board = engine.send("showboard")

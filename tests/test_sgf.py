@@ -370,6 +370,12 @@ def test_writer_rejects_bad_records() -> None:
         dump_sgf(GameRecord(size=9, properties={"SZ": ["9"]}))
     with pytest.raises(ValueError, match="'lb'"):
         dump_sgf(GameRecord(size=9, moves=[(B, 0)], move_properties={0: {"lb": ["x"]}}))
+    with pytest.raises(
+        ValueError, match=r"move_comments keyed by \[1\], but the record has 1 moves"
+    ):
+        dump_sgf(GameRecord(size=9, moves=[(B, 0)], move_comments={1: "x"}))
+    with pytest.raises(ValueError, match="move_properties"):
+        dump_sgf(GameRecord(size=9, move_properties={0: {"TR": ["aa"]}}))
     with pytest.raises(ValueError, match="no value"):
         dump_sgf(GameRecord(size=9, properties={"DT": []}))
 

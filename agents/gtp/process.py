@@ -164,8 +164,9 @@ class GtpProcess:
             timeout: Seconds to wait for the response; ``None`` uses the instance's timeout.
 
         Returns:
-            The response without its ``=`` (and id), the separating space and the closing
-            empty line; a multi-line response keeps its lines (a leading empty one dropped).
+            The response without its ``=`` (and id) and the closing empty line; the first
+            line is stripped of surrounding spaces (dropped when empty, as in ``showboard``),
+            later lines keep their indentation.
 
         Raises:
             GtpCommandError: When the engine answers ``? message``.
@@ -217,13 +218,13 @@ class GtpProcess:
         head = line[1:].rstrip("\n")
         digits = len(head) - len(head.lstrip("0123456789"))
         head = head[digits:]
-        lines = [head[1:] if head.startswith(" ") else head]
+        lines = [head.strip()]  # GNU Go pads some answers: "=  7.5"
         while True:
             line = self._next_line(command, timeout).rstrip("\n")
             if not line.strip():
                 break
             lines.append(line)
-        if len(lines) > 1 and not lines[0].strip():
+        if len(lines) > 1 and not lines[0]:
             lines = lines[1:]
         return status, "\n".join(lines).rstrip()
 
