@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numba import njit
 
 if TYPE_CHECKING:
     from go_env.state import Color, GoState
@@ -41,11 +42,41 @@ def num_planes(k: int) -> int:
     return 2 * k + 1
 
 
-def _check(k: int, perspective: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+@njit(cache=True)
+def _fill_chw(boards: np.ndarray, own: int, out: np.ndarray) -> None:  # pragma: no cover (jit)
+    k, n = boards.shape[0], boards.shape[1]
+    opp = 3 - own
+    colour = 1 if own == 1 else 0
+    for t in range(k):
+        for r in range(n):
+            for c in range(n):
+                v = boards[t, r, c]
+                out[t, r, c] = v == own
+                out[k + t, r, c] = v == opp
+    out[2 * k] = colour
+
+
+@njit(cache=True)
+def _fill_hwc(boards: np.ndarray, own: int, out: np.ndarray) -> None:  # pragma: no cover (jit)
+    k, n = boards.shape[0], boards.shape[1]
+    opp = 3 - own
+    colour = 1 if own == 1 else 0
+    for r in range(n):
+        for c in range(n):
+            for t in range(k):
+                v = boards[t, r, c]
+                out[r, c, t] = v == own
+                out[r, c, k + t] = v == opp
+            out[r, c, 2 * k] = colour
+
+
+def _check(k: int, perspective: Color | int) -> int:
+    """Validate the arguments; return the perspective as a plain int (1 or 2)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k (positions of history) must be a positive int, got {k!r}")
-    if perspective not in (1, 2):
+    if isinstance(perspective, (bool, np.bool_)) or perspective not in (1, 2):
         raise ValueError(f"perspective must be Color.BLACK or Color.WHITE, got {perspective!r}")
+    return int(perspective)
 
 
 def history_planes(state: GoState, k: int, perspective: Color | int) -> np.ndarray:
@@ -63,24 +94,19 @@ def history_planes(state: GoState, k: int, perspective: Color | int) -> np.ndarr
     Raises:
         ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
-    _check(k, int(perspective))
+    own = _check(k, perspective)
     boards = state.recent_boards(k)  # (k, N, N) int8: 0 empty, 1 black, 2 white
-    own = int(perspective)
     size = boards.shape[-1]
-    # Filled as bool (no casting in the comparisons), returned as an int8 view of the same bytes.
-    planes = np.empty((2 * k + 1, size, size), dtype=np.bool_)
-    np.equal(boards, own, out=planes[:k])
-    np.equal(boards, 3 - own, out=planes[k : 2 * k])
-    planes[2 * k] = own == 1
-    return planes.view(PLANE_DTYPE)
+    planes = np.empty((2 * k + 1, size, size), dtype=PLANE_DTYPE)
+    _fill_chw(boards, own, planes)
+    return planes
 
 
 def history_planes_hwc(state: GoState, k: int, perspective: Color | int) -> np.ndarray:
     """The planes of :func:`history_planes`, channels last: shape ``(N, N, 2k + 1)``.
 
     This is the layout of the environment's ``observation`` (PettingZoo's convention for board
-    games). Plane ``c`` of :func:`history_planes` is ``[:, :, c]`` here. The returned array is
-    C-contiguous and owned by the caller.
+    games): plane ``c`` of :func:`history_planes` is ``[:, :, c]`` here.
 
     Args:
         state: The game state (read only).
@@ -88,6 +114,14 @@ def history_planes_hwc(state: GoState, k: int, perspective: Color | int) -> np.n
         perspective: The colour whose stones come first.
 
     Returns:
-        A new ``int8`` array of shape ``(N, N, 2k + 1)``.
+        A new C-contiguous ``int8`` array of shape ``(N, N, 2k + 1)``.
+
+    Raises:
+        ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
-    return np.ascontiguousarray(history_planes(state, k, perspective).transpose(1, 2, 0))
+    own = _check(k, perspective)
+    boards = state.recent_boards(k)
+    size = boards.shape[-1]
+    planes = np.empty((size, size, 2 * k + 1), dtype=PLANE_DTYPE)
+    _fill_hwc(boards, own, planes)
+    return planes

@@ -6,14 +6,10 @@ computes every pixel with vectorised numpy operations (anti-aliased stones on a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from go_env.coords import GTP_COLUMNS, point, to_gtp
-
-if TYPE_CHECKING:
-    from go_env.state import GoState
+from go_env.state import Color, GoState
 
 __all__ = ["draw_board", "render_ansi", "render_rgb", "star_points"]
 
@@ -76,7 +72,7 @@ def render_ansi(state: GoState) -> str:
             move = row * size + col
             value = int(board[row, col])
             symbol = "+" if value == 0 and move in stars else _SYMBOLS[value]
-            text += ("(" if move == marked else ")" if move - 1 == marked and col > 0 else " ")
+            text += "(" if move == marked else ")" if move - 1 == marked and col > 0 else " "
             text += symbol
         text += ")" if marked == row * size + size - 1 else " "
         lines.append(text + f"{size - row:<2}".rstrip())
@@ -86,8 +82,6 @@ def render_ansi(state: GoState) -> str:
 
 
 def _status(state: GoState, last: tuple[int, int] | None) -> str:
-    from go_env.state import Color  # the state module is only needed once a state exists
-
     size = state.size
     parts = [f"move {state.move_number}"]
     if last is not None:
