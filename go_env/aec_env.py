@@ -64,10 +64,12 @@ def _check_history(history: object) -> int:
 
 
 def _check_render_mode(render_mode: object) -> str | None:
-    if render_mode is not None and render_mode not in RENDER_MODES:
+    if render_mode is None:
+        return None
+    if not isinstance(render_mode, str) or render_mode not in RENDER_MODES:
         allowed = ", ".join(repr(mode) for mode in (None, *RENDER_MODES))
         raise ValueError(f"render_mode must be one of {allowed}; got {render_mode!r}")
-    return render_mode  # type: ignore[return-value]
+    return render_mode
 
 
 class GoEnv(AECEnv, EzPickle):
@@ -96,6 +98,15 @@ class GoEnv(AECEnv, EzPickle):
         possible_agents: ``["black_0", "white_0"]``.
         render_mode: The render mode given to the constructor.
     """
+
+    agents: list[str]
+    possible_agents: list[str]
+    agent_selection: str
+    rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+    _cumulative_rewards: dict[str, float]
 
     metadata = {  # noqa: RUF012 (PettingZoo's class attribute)
         "render_modes": list(RENDER_MODES),
@@ -163,7 +174,7 @@ class GoEnv(AECEnv, EzPickle):
 
     # -- PettingZoo API ---------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
+    def observation_space(self, agent: str) -> spaces.Dict:
         """The observation space of ``agent`` (the same object on every call)."""
         return self.observation_spaces[agent]
 
@@ -206,7 +217,7 @@ class GoEnv(AECEnv, EzPickle):
             mask = np.zeros(self._pass + 1, dtype=np.int8)
         return {"observation": planes, "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: int | np.integer[Any] | None) -> None:
         """Play ``action`` for the agent to move (``None`` for an agent whose game has ended).
 
         Raises:
@@ -221,7 +232,8 @@ class GoEnv(AECEnv, EzPickle):
             return
         move = self._check_action(action, agent)
         state = self._state
-        if self._mask_move == state.move_number:
+        number = state.move_number
+        if self._mask_move == number:  # the mask was computed for this position: trust it
             if not self._mask[move]:
                 self._refuse(move, agent, state.illegal_reason(move))
             state.play_unsafe(move)
@@ -234,7 +246,11 @@ class GoEnv(AECEnv, EzPickle):
         if state.is_over:
             self._finish()
         else:
-            info = {"move_number": state.move_number, "score": state.score(), "result": None}
+            info: dict[str, Any] = {
+                "move_number": number + 1,
+                "score": state.score(),
+                "result": None,
+            }
             self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self.agent_selection = _OTHER[agent]
         if self.render_mode == "human":
@@ -268,7 +284,7 @@ class GoEnv(AECEnv, EzPickle):
     # -- game-state access for planning agents --------------------------------------------
 
     @property
-    def state(self) -> GoState:  # type: ignore[override]
+    def state(self) -> GoState:
         """The live game state (read only: ``clone()`` it before searching or playing on it).
 
         This replaces PettingZoo's optional global-state method ``state()``, which this
@@ -291,7 +307,11 @@ class GoEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         state = self._state
-        info = {"move_number": state.move_number, "score": state.score(), "result": None}
+        info: dict[str, Any] = {
+            "move_number": state.move_number,
+            "score": state.score(),
+            "result": None,
+        }
         self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self.agent_selection = _AGENT_OF[state.to_play]
         self._skip_agent_selection = None
@@ -300,13 +320,16 @@ class GoEnv(AECEnv, EzPickle):
     def _legal_mask(self) -> np.ndarray:
         """Legal moves of the player to move as int8 0/1, computed once per move number."""
         state = self._state
-        if self._mask_move != state.move_number:
+        number = state.move_number
+        if self._mask_move != number:
             self._mask = state.legal_mask().view(np.int8)
-            self._mask_move = state.move_number
+            self._mask_move = number
         return self._mask
 
     def _check_action(self, action: object, agent: str) -> int:
         try:
+            if isinstance(action, (bool, np.bool_)):
+                raise TypeError
             move = operator.index(action)  # type: ignore[arg-type]
         except TypeError:
             raise TypeError(
@@ -345,13 +368,83 @@ class GoEnv(AECEnv, EzPickle):
         terminal = state.is_terminal
         self.terminations = dict.fromkeys(AGENTS, terminal)
         self.truncations = dict.fromkeys(AGENTS, not terminal)
-        info = {"move_number": state.move_number, "score": state.score(), "result": state.result()}
+        info: dict[str, Any] = {
+            "move_number": state.move_number,
+            "score": state.score(),
+            "result": state.result(),
+        }
         self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self._accumulate_rewards()
 
 
 raw_env = GoEnv
 """``raw_env(**kwargs)``: the unwrapped environment (raises on illegal moves)."""
+
+
+_TURN_ATTRIBUTES = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos")
+
+
+def _direct(name: str, guarded: bool) -> property:
+    """A read-only property returning attribute ``name`` of the unwrapped environment.
+
+    With ``guarded``, reading it before ``reset()`` raises ``AttributeError`` (and Python then
+    falls back to ``OrderEnforcingWrapper.__getattr__``, which raises its own message).
+    """
+    if guarded:
+
+        def read(self: Any) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+
+    else:
+
+        def read(self: Any) -> Any:
+            return getattr(self._raw, name)
+
+    return property(read, doc=f"``{name}`` of the unwrapped environment (read only).")
+
+
+class _DirectReads:
+    """Mixin for PettingZoo's AEC wrappers: read the turn bookkeeping in one hop.
+
+    PettingZoo's wrappers forward each attribute read through a chain of ``__getattr__`` calls,
+    one per layer, which costs more than a whole move of the game. These properties read the
+    same objects from the unwrapped environment directly (no wrapper keeps a copy of them), so
+    the wrappers behave exactly as PettingZoo's, only faster.
+    """
+
+    _raw: GoEnv
+    _guarded = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _TURN_ATTRIBUTES:
+            setattr(cls, name, _direct(name, cls._guarded))
+        setattr(cls, "_cumulative_rewards", _direct("_cumulative_rewards", False))  # noqa: B010
+
+    def __str__(self) -> str:
+        return str(self._raw)
+
+
+class _TerminateIllegal(_DirectReads, wrappers.TerminateIllegalWrapper):
+    def __init__(self, wrapped: AECEnv, illegal_reward: float) -> None:
+        super().__init__(wrapped, illegal_reward)
+        self._raw = wrapped.unwrapped
+
+
+class _AssertOutOfBounds(_DirectReads, wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, wrapped: AECEnv) -> None:
+        super().__init__(wrapped)
+        self._raw = wrapped.unwrapped
+
+
+class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
+    _guarded = True
+
+    def __init__(self, wrapped: AECEnv) -> None:
+        super().__init__(wrapped)
+        self._raw = wrapped.unwrapped
 
 
 def env(
@@ -365,18 +458,20 @@ def env(
     history: int = 8,
     render_mode: str | None = None,
 ) -> AECEnv:
-    """Go with PettingZoo's standard wrappers, as for the classic environments.
+    """Go with PettingZoo's standard wrappers, as for its classic environments.
 
     The wrappers are, from the inside out: ``TerminateIllegalWrapper(illegal_reward=-1)`` (a
     move outside the action mask ends the game: -1 to the mover, 0 to the other agent),
     ``AssertOutOfBoundsWrapper`` (an action outside ``Discrete(N * N + 1)`` fails an
-    assertion) and ``OrderEnforcingWrapper`` (step/observe before reset are errors). The
-    arguments are those of :class:`GoEnv`.
+    assertion) and ``OrderEnforcingWrapper`` (step, observe or render before reset are errors).
+    Each is a subclass of PettingZoo's class that only reads the turn bookkeeping (agents,
+    agent_selection, rewards, terminations, truncations, infos) from the unwrapped environment
+    in one hop instead of through every layer. The arguments are those of :class:`GoEnv`.
 
     Returns:
         The wrapped environment; ``.unwrapped`` is the :class:`GoEnv`.
     """
-    wrapped: AECEnv = GoEnv(
+    raw = GoEnv(
         board_size=board_size,
         komi=komi,
         ko=ko,
@@ -386,6 +481,4 @@ def env(
         history=history,
         render_mode=render_mode,
     )
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(raw, illegal_reward=-1)))
