@@ -98,6 +98,7 @@ _ROOT_FIELDS = ("SZ", "KM", "RU", "HA", "PB", "PW", "RE", "GC", "C", "PL")
 _SIMPLE_TEXT = ("RU", "PB", "PW", "RE")
 _LINEBREAK = re.compile(r"\r\n|\n\r|\r")
 _NODE_START = re.compile(r"\s*;")
+_TREE_START = re.compile(r"\(\s*;")
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
@@ -165,9 +166,10 @@ def _read_property(text: str, pos: int, node: _Node) -> int:
 
 def _main_line(text: str) -> list[_Node]:
     """Parse the first game tree of a collection and return the nodes of its main line."""
-    pos = text.find("(")
-    if pos < 0:
+    start = _TREE_START.search(text)
+    if start is None:
         raise SgfError("no game tree found: an SGF file starts with '(;'", 0)
+    pos = start.start()
     main: list[_Node] = []
     # One entry per open '(': [is on the main line, number of child trees seen so far].
     stack: list[list[int]] = []
@@ -191,6 +193,7 @@ def _main_line(text: str) -> list[_Node]:
             if not stack:
                 raise SgfError("unbalanced ')'", pos)
             stack.pop()
+            node = None
             pos += 1
             if not stack:
                 return main  # end of the first game tree; the rest of the collection is not read

@@ -52,6 +52,12 @@ FAKE_ENGINE = textwrap.dedent(
         elif cmd == "sleep":
             time.sleep(float(args[0]))
             out.write(f"={ident}\n\n")
+        elif cmd == "drip":  # a multi-line answer, one line every 0.2 s
+            out.write(f"={ident} start\n"); out.flush()
+            for i in range(20):
+                time.sleep(0.2)
+                out.write(f"line {i}\n"); out.flush()
+            out.write("\n")
         elif cmd == "flood":
             sys.stderr.write("x" * 1_000_000 + "\n"); sys.stderr.flush()
             out.write(f"={ident} flooded\n\n")
@@ -135,6 +141,15 @@ def test_timeout_stops_the_engine(fake_engine: list[str]) -> None:
     assert isinstance(GtpTimeoutError("x"), TimeoutError)
     with pytest.raises(GtpConnectionError, match="closed"):
         engine.send("name")
+
+
+def test_timeout_covers_the_whole_response(fake_engine: list[str]) -> None:
+    engine = GtpProcess(fake_engine, timeout=0.7)
+    start = time.monotonic()
+    with pytest.raises(GtpTimeoutError):
+        engine.send("drip")  # every line comes in time, the whole answer does not
+    assert time.monotonic() - start < 3
+    assert not engine.alive
 
 
 def test_stderr_flood_does_not_block(fake_engine: list[str]) -> None:

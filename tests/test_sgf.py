@@ -217,7 +217,7 @@ def test_komi_forms(value: str, komi: float) -> None:
 
 
 def test_whitespace_anywhere_and_text_before_the_tree() -> None:
-    text = "junk header\n ( \n ; SZ [ 9 ] KM\n[6.5]\n ; B [ee] \n\t; W\n[]\n ) trailing"
+    text = "junk (header)\n ( \n ; SZ [ 9 ] KM\n[6.5]\n ; B [ee] \n\t; W\n[]\n ) trailing"
     record = parse_sgf(text)
     assert record.komi == 6.5
     assert record.moves == [(B, 40), (W, 81)]
@@ -296,7 +296,10 @@ def test_ko_and_suicide_rules_from_ru() -> None:
         ("(;SZ[9]AB[])", "not a point", 7),
         ("(;SZ[9]PL[X])", "must be B or W", 7),
         ("(;SZ[9]!)", "unexpected character '!'", 7),
-        ("(SZ[9])", "must start with a node", 1),
+        ("(SZ[9])", "no game tree", 0),
+        ("(;SZ[9](;B[aa])C[x])", "outside a node", 15),
+        ("(;SZ[9](;B[aa]);W[bb])", "after the variations", 15),
+        ("(;SZ[9]((;B[aa]))", "must start with a node", 8),
         ("(;SZ[9]copyright[x])", "no uppercase letter", 7),
         ("(;SZ[9]))", "", None),  # text after the first game tree is not read
     ],

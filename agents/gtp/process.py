@@ -13,6 +13,7 @@ import queue
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from types import TracebackType
 from typing import IO
@@ -59,7 +60,7 @@ class GtpProcess:
 
     Args:
         command: The engine's command line: an argv list, or a string split with ``shlex``.
-        timeout: Default seconds to wait for each response; ``None`` waits forever.
+        timeout: Default seconds to wait for each whole response; ``None`` waits forever.
         cwd: Working directory of the engine.
 
     Raises:
@@ -196,9 +197,10 @@ class GtpProcess:
         except (BrokenPipeError, OSError, ValueError):
             raise self._died(text) from None
 
-    def _next_line(self, command: str, timeout: float | None) -> str:
+    def _next_line(self, command: str, timeout: float | None, deadline: float | None) -> str:
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            line = self._lines.get(timeout=timeout)
+            line = self._lines.get(timeout=wait)
         except queue.Empty:
             self._kill()
             raise GtpTimeoutError(
@@ -211,16 +213,17 @@ class GtpProcess:
         return line.replace("\r", "").replace("\t", " ")
 
     def _read_response(self, command: str, timeout: float | None) -> tuple[str, str]:
-        line = self._next_line(command, timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        line = self._next_line(command, timeout, deadline)
         while not line.startswith(("=", "?")):  # blank lines or chatter before the response
-            line = self._next_line(command, timeout)
+            line = self._next_line(command, timeout, deadline)
         status = line[0]
         head = line[1:].rstrip("\n")
         digits = len(head) - len(head.lstrip("0123456789"))
         head = head[digits:]
         lines = [head.strip()]  # GNU Go pads some answers: "=  7.5"
         while True:
-            line = self._next_line(command, timeout).rstrip("\n")
+            line = self._next_line(command, timeout, deadline).rstrip("\n")
             if not line.strip():
                 break
             lines.append(line)
