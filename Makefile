@@ -1,6 +1,9 @@
 # The two commands of the README. Each sets up everything it needs (scripts/bootstrap.sh).
 .PHONY: demo test lint bench
 
+# Debian installs GNU Go in /usr/games, which is not always on PATH.
+export PATH := $(PATH):/usr/games
+
 demo:
 	@bash scripts/bootstrap.sh
 	.venv/bin/gomcts play --black random --white random --size 9 --seed 1 --sgf runs/demo/game.sgf

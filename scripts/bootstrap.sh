@@ -19,6 +19,7 @@ apt_install() {
 }
 
 # --- system packages -------------------------------------------------------------------------
+export PATH="$PATH:/usr/games"  # Debian installs GNU Go there
 missing=()
 command -v gnugo >/dev/null 2>&1 || missing+=(gnugo)
 if [ ${#missing[@]} -gt 0 ]; then
