@@ -172,6 +172,28 @@ class GoEnv(AECEnv, EzPickle):
         self._mask_move = -1  # move number the cached mask belongs to; -1: none
         self._start()
 
+    @classmethod
+    def from_rules(cls, rules: Rules, *, history: int = 8, render_mode: str | None = None) -> GoEnv:
+        """An environment playing under ``rules`` (size, komi, ko, suicide, cap, handicap).
+
+        Args:
+            rules: The rules of the games.
+            history: Number of positions k in the observation.
+            render_mode: As for the constructor.
+        """
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a go_env.rules.Rules, got {type(rules).__name__}")
+        return cls(
+            board_size=rules.size,
+            komi=rules.komi,
+            ko=rules.ko,
+            suicide=rules.suicide,
+            max_moves=rules.max_moves,
+            handicap=rules.handicap,
+            history=history,
+            render_mode=render_mode,
+        )
+
     # -- PettingZoo API ---------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -411,7 +433,9 @@ class _DirectReads:
     PettingZoo's wrappers forward each attribute read through a chain of ``__getattr__`` calls,
     one per layer, which costs more than a whole move of the game. These properties read the
     same objects from the unwrapped environment directly (no wrapper keeps a copy of them), so
-    the wrappers behave exactly as PettingZoo's, only faster.
+    the wrappers behave exactly as PettingZoo's, only faster. ``state`` is forwarded the same
+    way, so that ``env.state`` is the live :class:`GoState` through the wrappers too (instead
+    of PettingZoo's global-state method, which this environment does not provide).
     """
 
     _raw: GoEnv
@@ -421,7 +445,8 @@ class _DirectReads:
         super().__init_subclass__(**kwargs)
         for name in _TURN_ATTRIBUTES:
             setattr(cls, name, _direct(name, cls._guarded))
-        setattr(cls, "_cumulative_rewards", _direct("_cumulative_rewards", False))  # noqa: B010
+        for name in ("_cumulative_rewards", "state"):  # both exist from construction on
+            setattr(cls, name, _direct(name, False))
 
     def __str__(self) -> str:
         return str(self._raw)

@@ -516,6 +516,18 @@ def test_rules_come_from_the_arguments() -> None:
     )
 
 
+def test_from_rules() -> None:
+    rules = Rules(size=9, komi=0, ko=KoRule.SIMPLE, suicide=True, max_moves=50, handicap=4)
+    game = GoEnv.from_rules(rules, history=2, render_mode="ansi")
+    assert game.rules == rules
+    game.reset()
+    assert game.agent_selection == WHITE
+    assert game.observe(WHITE)["observation"].shape == (9, 9, 5)
+    assert isinstance(game.render(), str)
+    with pytest.raises(TypeError, match=r"rules must be a go_env\.rules\.Rules"):
+        GoEnv.from_rules({"size": 9})  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("history", [1, 2, 8, 12])
 def test_history_sets_the_number_of_planes(history: int) -> None:
     game = raw_env(board_size=5, history=history)
@@ -617,6 +629,7 @@ def test_pitfall_state_is_live_and_clonable() -> None:
     assert state.move_number == 1
     np.testing.assert_array_equal(game.last()[0]["action_mask"], mask_before)
     assert game.unwrapped.rules is state.rules
+    assert game.state is state and game.rules is state.rules  # through the wrappers too
 
 
 # -- rendering -------------------------------------------------------------------------------
