@@ -264,7 +264,7 @@ class GoEnv(AECEnv, EzPickle):
                 state.play(move)
             except IllegalMoveError as error:
                 self._refuse(move, agent, error.reason, error)
-        self._cumulative_rewards[agent] = 0
+        self._cumulative_rewards[agent] = 0.0
         if state.is_over:
             self._finish()
         else:
@@ -310,8 +310,8 @@ class GoEnv(AECEnv, EzPickle):
         """The live game state (read only: ``clone()`` it before searching or playing on it).
 
         This replaces PettingZoo's optional global-state method ``state()``, which this
-        environment does not provide. Through the wrappers of :func:`env` use
-        ``env.unwrapped.state``.
+        environment does not provide. The wrappers of :func:`env` forward it (``env.state``);
+        ``env.unwrapped.state`` works through any wrapper.
         """
         return self._state
 

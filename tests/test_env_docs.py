@@ -174,3 +174,11 @@ def test_pitfall_table_names_real_tests() -> None:
         assert names, f"no test named for {row[0]!r}"
         for name in names:
             assert name in defined, f"{name} is not a test of tests/test_env.py"
+
+
+def test_quick_start_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    text = DOC.read_text(encoding="utf-8")
+    match = re.search(r"```python\n(.*?)```", text, re.S)
+    assert match, "the quick-start example is missing"
+    exec(compile(match.group(1), "docs/environment.md", "exec"), {})
+    assert re.fullmatch(r"(B\+|W\+)\d+(\.5)?|0", capsys.readouterr().out.strip())
