@@ -301,6 +301,37 @@ def test_pitfall_infos_are_not_empty() -> None:
     assert game.infos[BLACK] is not game.infos[WHITE]
 
 
+@pytest.mark.parametrize(("size", "seed"), [(2, 0), (4, 1), (7, 2), (9, 3), (13, 4)])
+def test_observations_agree_with_the_state_through_random_games(size: int, seed: int) -> None:
+    game = raw_env(board_size=size, history=2)
+    game.reset()
+    rng = random.Random(seed)
+    previous = {agent: np.zeros((size, size), dtype=np.int8) for agent in AGENTS}
+    for agent in game.agent_iter(3 * size * size):
+        state = game.unwrapped.state
+        board = state.board
+        for viewer, colour in ((BLACK, Color.BLACK), (WHITE, Color.WHITE)):
+            obs = game.observe(viewer)
+            planes = obs["observation"]
+            np.testing.assert_array_equal(planes[:, :, 0], board == colour)
+            np.testing.assert_array_equal(planes[:, :, 2], board == colour.opponent)
+            np.testing.assert_array_equal(planes[:, :, 1], previous[viewer])
+            assert (planes[:, :, 4] == (colour == Color.BLACK)).all()
+            if viewer == agent and not state.is_over:
+                np.testing.assert_array_equal(obs["action_mask"], state.legal_mask())
+            else:
+                assert obs["action_mask"].sum() == 0
+        obs, _, term, trunc, _ = game.last()
+        if term or trunc:
+            game.step(None)
+            continue
+        for viewer, colour in ((BLACK, Color.BLACK), (WHITE, Color.WHITE)):
+            previous[viewer] = (board == colour).astype(np.int8)
+        legal = np.flatnonzero(obs["action_mask"])
+        game.step(int(legal[rng.randrange(len(legal))]))
+    assert game.agents == []  # the move cap (2 N * N) ends every game within the loop
+
+
 def test_random_games_end_properly() -> None:
     for seed, size in ((0, 5), (1, 9), (2, 4)):
         game = env(board_size=size)
@@ -548,8 +579,9 @@ def test_pettingzoo_api_test(make: Any, size: int) -> None:
 
 
 @pytest.mark.parametrize("size", [5, 9, 19])
-def test_pettingzoo_seed_test(size: int) -> None:
-    seed_test(lambda: env(board_size=size), num_cycles=200)
+@pytest.mark.parametrize("make", [env, raw_env])
+def test_pettingzoo_seed_test(make: Any, size: int) -> None:
+    seed_test(lambda: make(board_size=size), num_cycles=200)
 
 
 def test_reset_seed_gives_the_same_game() -> None:
