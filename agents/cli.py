@@ -18,8 +18,8 @@ from agents.game import play_game
 from agents.plugins import PluginError, Registry
 from agents.registry import AGENTS, make_agent
 from agents.spec import SpecError, parse_spec
-from go_env.errors import GoError
 from go_env.coords import to_gtp
+from go_env.errors import GoError
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
@@ -30,8 +30,12 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--size --komi --ko --suicide --max-moves --handicap`` to a parser."""
     parser.add_argument("--size", type=int, default=9, help="board size, 2..25 (default 9)")
     parser.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
-    parser.add_argument("--ko", choices=[k.value for k in KoRule], default="positional",
-                        help="ko rule (default positional superko)")
+    parser.add_argument(
+        "--ko",
+        choices=[k.value for k in KoRule],
+        default="positional",
+        help="ko rule (default positional superko)",
+    )
     parser.add_argument("--suicide", action="store_true", help="allow suicide")
     parser.add_argument("--max-moves", type=int, default=None, help="move cap (default 2*N*N)")
     parser.add_argument("--handicap", type=int, default=0, help="fixed handicap stones")
@@ -39,8 +43,14 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The :class:`~go_env.rules.Rules` named by :func:`add_rules_arguments`' options."""
-    return Rules(size=args.size, komi=args.komi, ko=KoRule(args.ko), suicide=args.suicide,
-                 max_moves=args.max_moves, handicap=args.handicap)
+    return Rules(
+        size=args.size,
+        komi=args.komi,
+        ko=KoRule(args.ko),
+        suicide=args.suicide,
+        max_moves=args.max_moves,
+        handicap=args.handicap,
+    )
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -69,8 +79,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.sgf:
         path = Path(args.sgf)
         path.parent.mkdir(parents=True, exist_ok=True)
-        record = record_from_state(result.state, black=black.name, white=white.name,
-                                   result=result.result)
+        record = record_from_state(
+            result.state, black=black.name, white=white.name, result=result.result
+        )
         path.write_text(dump_sgf(record), encoding="utf-8")
         print(f"saved {path}")
     return 0
@@ -122,7 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             ep.load()(sub)
         except Exception as exc:  # a broken extension must not break the CLI
-            print(f"warning: command plugin {ep.name!r} ({ep.value}) failed: {exc}", file=sys.stderr)
+            print(
+                f"warning: command plugin {ep.name!r} ({ep.value}) failed: {exc}", file=sys.stderr
+            )
     return parser
 
 

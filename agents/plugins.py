@@ -138,8 +138,10 @@ class Registry(Generic[T]):
             for name, eps in self._scan().items()
             for ep in eps
         ]
-        out += [PluginInfo(name, repr(obj), "<registered in this process>")
-                for name, obj in self._extra.items()]
+        out += [
+            PluginInfo(name, repr(obj), "<registered in this process>")
+            for name, obj in self._extra.items()
+        ]
         return sorted(out, key=lambda info: (info.name, info.distribution))
 
     # ------------------------------------------------------------------ loading

@@ -2,10 +2,10 @@
 
 A spec names a plugin and sets fields of its frozen config dataclass, e.g.
 ``mcts:sims=800,c=1.0,backup=softmax``. A config may accept its first value without a key
-(``monotone:params.json``) by naming the field in ``__spec_positional__``. Values are converted with the field's type
-annotation (int, float, bool, str, enums, ``Literal``, optional and tuple fields). A value that
-itself contains commas is quoted or parenthesised: ``backup="coulom:a=2,b=16"``,
-``cmd='gnugo --mode gtp'``.
+(``monotone:params.json``) by naming the field in ``__spec_positional__``. Values are
+converted with the field's type annotation (int, float, bool, str, enums, ``Literal``,
+optional and tuple fields). A value that itself contains commas is quoted or
+parenthesised: ``backup="coulom:a=2,b=16"``, ``cmd='gnugo --mode gtp'``.
 """
 
 from __future__ import annotations
@@ -191,8 +191,9 @@ def config_from_params(config_cls: type, params: dict[str, str], *, what: str) -
     if POSITIONAL in params:
         target = getattr(config_cls, "__spec_positional__", None)
         if target is None:
-            raise SpecError(f"{what} takes no positional value ({params[POSITIONAL]!r}); "
-                            "write key=value")
+            raise SpecError(
+                f"{what} takes no positional value ({params[POSITIONAL]!r}); write key=value"
+            )
         if target in params:
             raise SpecError(f"{what}: {target!r} is given twice (positionally and by name)")
         params = {target: params[POSITIONAL], **{k: v for k, v in params.items() if k}}

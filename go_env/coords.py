@@ -37,7 +37,9 @@ def point(row: int, col: int, size: int) -> int:
 def row_col(move: int, size: int) -> tuple[int, int]:
     """(row, col) of a point's action index; raises for pass or off-board."""
     if not 0 <= move < size * size:
-        raise ValueError(f"move {move} is not a point of a {size}x{size} board (0..{size * size - 1})")
+        raise ValueError(
+            f"move {move} is not a point of a {size}x{size} board (0..{size * size - 1})"
+        )
     return divmod(move, size)
 
 
@@ -59,7 +61,9 @@ def from_gtp(vertex: str, size: int) -> int:
     if text == "PASS":
         return size * size
     if len(text) < 2 or text[0] not in GTP_COLUMNS or not text[1:].isdigit():
-        raise ValueError(f"invalid GTP vertex {vertex!r}: expected a letter A-Z (no I) and a number, or pass")
+        raise ValueError(
+            f"invalid GTP vertex {vertex!r}: expected a letter A-Z (no I) and a number, or pass"
+        )
     col = GTP_COLUMNS.index(text[0])
     number = int(text[1:])
     if col >= size or not 1 <= number <= size:

@@ -45,6 +45,7 @@ from go_env._core.playout import is_own_eye, next_random, random_playout, seed_r
 from go_env._core.scoring import area
 
 __all__ = [
+    "HEADER",
     "H_HASH",
     "H_KO",
     "H_LAST",
@@ -54,7 +55,6 @@ __all__ = [
     "H_PASSES",
     "H_SIZE",
     "H_TO_PLAY",
-    "HEADER",
     "LEGAL",
     "R_KO",
     "R_OCCUPIED",

@@ -53,7 +53,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         if isinstance(self.size, bool) or not isinstance(self.size, int):
-            raise ValueError(f"size must be an int from {MIN_SIZE} to {MAX_SIZE}, got {self.size!r}")
+            raise ValueError(
+                f"size must be an int from {MIN_SIZE} to {MAX_SIZE}, got {self.size!r}"
+            )
         if not MIN_SIZE <= self.size <= MAX_SIZE:
             raise ValueError(f"size must be from {MIN_SIZE} to {MAX_SIZE}, got {self.size}")
         if isinstance(self.komi, bool) or not isinstance(self.komi, (int, float)):
@@ -83,7 +85,9 @@ class Rules:
             or not 0 <= self.handicap <= top
         ):
             allowed = f"0 or 2..{top}" if top >= 2 else "0 (this size has no handicap points)"
-            raise ValueError(f"handicap must be {allowed} on {self.size}x{self.size}, got {self.handicap!r}")
+            raise ValueError(
+                f"handicap must be {allowed} on {self.size}x{self.size}, got {self.handicap!r}"
+            )
 
     @property
     def move_limit(self) -> int:

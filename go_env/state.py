@@ -16,6 +16,14 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env._core import board as core
+from go_env._core.history import (
+    commit,
+    fill_legal_mask,
+    new_table,
+    record,
+    superko_code,
+    table_insert,
+)
 from go_env._core.layout import (
     H_CAPT_B,
     H_CAPT_W,
@@ -96,7 +104,17 @@ class GoState:
         rules: The rules (board size included); 9x9, komi 7.5, positional superko by default.
     """
 
-    __slots__ = ("_boards", "_geo", "_history", "_mask", "_rules", "_s", "_seen")
+    __slots__ = (
+        "_boards",
+        "_geo",
+        "_history",
+        "_mask",
+        "_n_pos",
+        "_rules",
+        "_s",
+        "_shared",
+        "_table",
+    )
 
     def __init__(self, rules: Rules | None = None) -> None:
         self._rules = rules if rules is not None else Rules()
@@ -105,15 +123,16 @@ class GoState:
         self._geo: Geometry = geometry(self._rules.size)
         self._s: np.ndarray = core.new_state(self._rules.size)
         self._history: list[tuple[Color, int]] = []
-        self._boards: list[bytes] = []
-        self._seen: np.ndarray = np.empty(0, dtype=np.int64)
         self._mask: np.ndarray | None = None
+        rows = self._rules.move_limit + 1  # the start position and one per move
+        self._boards = np.zeros((rows, self.pass_move), dtype=np.int8)
+        self._table = new_table(rows)
+        self._n_pos = 0
+        self._shared = False
         if self._rules.handicap:
             self.place_stones(fixed_handicap_points(self.size, self._rules.handicap), [])
             self._s[H_TO_PLAY] = Color.WHITE
-            self._seen = np.empty(0, dtype=np.int64)
-        self._boards = []
-        self._record_position()
+        self._restart_history()
 
     # ----------------------------------------------------------------- properties
     @property
@@ -148,7 +167,7 @@ class GoState:
 
     @property
     def zobrist(self) -> int:
-        """Zobrist hash (signed 64-bit) of the stones on the board; equal positions, equal hashes."""
+        """Zobrist hash (signed 64-bit) of the stones on the board: equal positions, equal hash."""
         return int(self._s[H_HASH])
 
     @property
@@ -239,11 +258,10 @@ class GoState:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         n = self.size
-        out = np.zeros((k, n, n), dtype=np.int8)
-        boards = self._boards[-k:]
-        flat = np.frombuffer(b"".join(reversed(boards)), dtype=np.int8)
-        out[: len(boards)] = flat.reshape(len(boards), n, n)
-        return out
+        out = np.zeros((k, n * n), dtype=np.int8)
+        have = min(k, self._n_pos)
+        out[:have] = self._boards[self._n_pos - 1 :: -1][:have]
+        return out.reshape(k, n, n)
 
     # ----------------------------------------------------------------- legality
     def illegal_reason(self, move: int) -> IllegalReason | None:
@@ -258,14 +276,18 @@ class GoState:
         code = int(
             core.check_local(self._s, self._geo.nbr, move, self._s[H_TO_PLAY], self._rules.suicide)
         )
-        if code == core.LEGAL and self._seen.size:
-            key = int(
-                core.candidate_hash(self._s, self._geo.nbr, self._geo.zobrist, move,
-                                    self._s[H_TO_PLAY])
-            ) ^ self._side_key_after()
-            i = int(np.searchsorted(self._seen, key))
-            if i < self._seen.size and int(self._seen[i]) == key:
-                code = core.R_SUPERKO
+        if code == core.LEGAL and self._uses_table():
+            code = int(
+                superko_code(
+                    self._s,
+                    self._geo.nbr,
+                    self._geo.zobrist,
+                    self._geo.side,
+                    move,
+                    self._situational(),
+                    self._table,
+                )
+            )
         return _REASONS.get(code)
 
     def is_legal(self, move: int) -> bool:
@@ -275,14 +297,20 @@ class GoState:
     def legal_mask(self) -> np.ndarray:
         """``bool (N*N + 1,)``: which actions are legal now (all False once the game is over)."""
         if self._mask is None:
-            mask = np.zeros(self.pass_move + 1, dtype=np.bool_)
-            if not self.is_over:
-                codes = np.empty(self.pass_move, dtype=np.int64)
-                core.legal_points(self._s, self._geo.nbr, self._geo.zobrist, self._rules.suicide,
-                                  self._seen, self._side_key_after(), codes)
-                mask[:-1] = codes == core.LEGAL
-                mask[-1] = True
-            mask.setflags(write=False)
+            mask = np.empty(self.pass_move + 1, dtype=np.bool_)
+            fill_legal_mask(
+                self._s,
+                self._geo.nbr,
+                self._geo.zobrist,
+                self._geo.side,
+                self._rules.suicide,
+                self._uses_table(),
+                self._situational(),
+                self._rules.move_limit,
+                self._table,
+                mask,
+            )
+            mask.flags.writeable = False
             self._mask = mask
         return self._mask
 
@@ -317,11 +345,24 @@ class GoState:
 
     def play_unsafe(self, move: int) -> None:
         """Play ``move`` without any check; the caller guarantees that it is legal."""
-        color = self.to_play
-        core.play(self._s, self._geo.nbr, self._geo.zobrist, move)
+        color = Color(int(self._s[H_TO_PLAY]))
+        if self._shared or self._n_pos == self._boards.shape[0]:
+            self._own_history(grow=self._n_pos == self._boards.shape[0])
+        commit(
+            self._s,
+            self._geo.nbr,
+            self._geo.zobrist,
+            self._geo.side,
+            move,
+            self._uses_table(),
+            self._situational(),
+            self._boards,
+            self._n_pos,
+            self._table,
+        )
+        self._n_pos += 1
         self._history.append((color, int(move)))
         self._mask = None
-        self._record_position()
 
     def place_stones(self, black: Iterable[int], white: Iterable[int]) -> None:
         """Set up stones (handicap, SGF ``AB``/``AW``) without playing moves.
@@ -335,19 +376,22 @@ class GoState:
             for move in points:
                 p = self._as_move(move)
                 if not 0 <= p < self.pass_move:
-                    raise ValueError(f"set-up point {move!r} is off the {self.size}x{self.size} board")
+                    raise ValueError(
+                        f"set-up point {move!r} is off the {self.size}x{self.size} board"
+                    )
                 if trial[HEADER + p] != 0:
                     raise ValueError(f"set-up point {self._describe(p)} is already taken")
                 if core.place(trial, self._geo.nbr, self._geo.zobrist, p, int(color)) != -1 or (
                     trial[H_CAPT_B] != self._s[H_CAPT_B] or trial[H_CAPT_W] != self._s[H_CAPT_W]
                 ):
-                    raise ValueError(f"set-up stone at {self._describe(p)} leaves a chain without liberties")
+                    raise ValueError(
+                        f"set-up stone at {self._describe(p)} leaves a chain without liberties"
+                    )
         self._s = trial
         self._s[H_KO] = -1
         self._mask = None
-        if self._boards:
-            self._boards[-1] = self._colors().astype(np.int8).tobytes()
-            self._remember(self._key())
+        if self._n_pos:
+            self._restart_history()
 
     def compiled(self) -> CompiledState:
         """A snapshot for compiled search code (see :mod:`go_env.kernels`).
@@ -357,7 +401,9 @@ class GoState:
         return CompiledState(
             vector=self._s.copy(),
             geometry=self._geo,
-            superko_keys=self._seen,
+            superko_keys=np.sort(self._table[self._table != 0])
+            if self._uses_table()
+            else np.empty(0, dtype=np.int64),
             situational=self._rules.ko is KoRule.SITUATIONAL,
             suicide=self._rules.suicide,
             move_limit=self._rules.move_limit,
@@ -371,8 +417,10 @@ class GoState:
         other._geo = self._geo
         other._s = self._s.copy()
         other._history = list(self._history)
-        other._boards = list(self._boards)
-        other._seen = self._seen  # never mutated in place, see _remember
+        other._boards = self._boards  # shared until either side writes: see _own_history
+        other._table = self._table
+        other._n_pos = self._n_pos
+        other._shared = self._shared = True
         other._mask = self._mask
         return other
 
@@ -381,9 +429,17 @@ class GoState:
 
         See :mod:`go_env._core.playout` for the policy. The state itself is not changed.
         """
-        rng = seed_rng(int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else seed)
-        black, white = random_playout(self._s.copy(), self._geo.nbr, self._geo.diag,
-                                      self._geo.zobrist, self._rules.move_limit, rng)
+        rng = seed_rng(
+            int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is None else seed
+        )
+        black, white = random_playout(
+            self._s.copy(),
+            self._geo.nbr,
+            self._geo.diag,
+            self._geo.zobrist,
+            self._rules.move_limit,
+            rng,
+        )
         return float(black - white) - float(self._rules.komi)
 
     # ------------------------------------------------------------------- ASCII
@@ -396,13 +452,14 @@ class GoState:
         chars = ".XO"
         board = self._colors()
         for r in range(n):
-            cells = " ".join(chars[int(c)] for c in board[r * n:(r + 1) * n])
+            cells = " ".join(chars[int(c)] for c in board[r * n : (r + 1) * n])
             rows.append(f"{n - r:>{width}} {cells}")
         return "\n".join(rows)
 
     @classmethod
-    def from_ascii(cls, text: str, rules: Rules | None = None,
-                   to_play: Color = Color.BLACK) -> GoState:
+    def from_ascii(
+        cls, text: str, rules: Rules | None = None, to_play: Color = Color.BLACK
+    ) -> GoState:
         """A position from text rows of ``.``/``+`` (empty), ``X`` (black) and ``O`` (white).
 
         Coordinate labels (a first line of column letters, row numbers at either end) are
@@ -425,41 +482,54 @@ class GoState:
         white = [r * n + c for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "O"]
         state.place_stones(black, white)
         state._s[H_TO_PLAY] = Color(to_play)
-        state._seen = np.empty(0, dtype=np.int64)
-        state._remember(state._key())
+        state._restart_history()
         return state
 
     def __repr__(self) -> str:
-        return (f"GoState(size={self.size}, to_play={self.to_play.name}, "
-                f"move_number={self.move_number})\n{self.to_ascii()}")
+        return (
+            f"GoState(size={self.size}, to_play={self.to_play.name}, "
+            f"move_number={self.move_number})\n{self.to_ascii()}"
+        )
 
     # ----------------------------------------------------------------- private
     def _colors(self) -> np.ndarray:
-        return self._s[HEADER:HEADER + self.pass_move]
+        return self._s[HEADER : HEADER + self.pass_move]
 
-    def _side_key_after(self) -> int:
-        """Key of the player to move after the next move (situational superko), else 0."""
-        if self._rules.ko is KoRule.SITUATIONAL:
-            return int(self._geo.side[3 - int(self._s[H_TO_PLAY])])
-        return 0
+    def _uses_table(self) -> bool:
+        return self._rules.ko is not KoRule.SIMPLE
 
-    def _key(self) -> int:
-        """Superko key of the current position."""
-        key = int(self._s[H_HASH])
-        if self._rules.ko is KoRule.SITUATIONAL:
-            key ^= int(self._geo.side[int(self._s[H_TO_PLAY])])
-        return key
+    def _situational(self) -> bool:
+        return self._rules.ko is KoRule.SITUATIONAL
 
-    def _remember(self, key: int) -> None:
-        if self._rules.ko is KoRule.SIMPLE:
-            return
-        i = int(np.searchsorted(self._seen, key))
-        if i == self._seen.size or int(self._seen[i]) != key:
-            self._seen = np.insert(self._seen, i, key)  # a new array: clones share the old one
+    def _restart_history(self) -> None:
+        """Make the current position the first one of the game's history (after set-up)."""
+        self._own_history(grow=False)
+        self._table[:] = 0
+        self._n_pos = 1
+        record(
+            self._s,
+            self._geo.side,
+            self._uses_table(),
+            self._situational(),
+            self._boards,
+            0,
+            self._table,
+        )
 
-    def _record_position(self) -> None:
-        self._boards.append(self._colors().astype(np.int8).tobytes())
-        self._remember(self._key())
+    def _own_history(self, *, grow: bool) -> None:
+        """Copy the shared history arrays before writing (clones share them until then)."""
+        rows = self._boards.shape[0] * (2 if grow else 1)
+        boards = np.zeros((rows, self.pass_move), dtype=np.int8)
+        boards[: self._n_pos] = self._boards[: self._n_pos]
+        self._boards = boards
+        table = new_table(rows)
+        if grow:
+            for key in self._table[self._table != 0]:
+                table_insert(table, key)
+        else:
+            table[:] = self._table
+        self._table = table
+        self._shared = False
 
     @staticmethod
     def _as_move(move: int) -> int:
@@ -473,8 +543,10 @@ class GoState:
     def _point(self, move: int) -> int:
         p = self._as_move(move)
         if not 0 <= p < self.pass_move:
-            raise ValueError(f"{move!r} is not a point of the {self.size}x{self.size} board "
-                             f"(0..{self.pass_move - 1})")
+            raise ValueError(
+                f"{move!r} is not a point of the {self.size}x{self.size} board "
+                f"(0..{self.pass_move - 1})"
+            )
         return p
 
     def _stone(self, move: int) -> int:
@@ -508,8 +580,10 @@ def _parse_rows(text: str) -> list[str]:
             elif ch in _EMPTY_CHARS:
                 row.append(".")
             else:
-                raise ValueError(f"unexpected character {ch!r} in board row {raw!r}; "
-                                 "allowed: . + (empty), X (black), O (white)")
+                raise ValueError(
+                    f"unexpected character {ch!r} in board row {raw!r}; "
+                    "allowed: . + (empty), X (black), O (white)"
+                )
         rows.append("".join(row))
     n = len(rows)
     if not rows or any(len(row) != n for row in rows):

@@ -74,9 +74,17 @@ class Tree:
         new = self.capacity
         while new < need:
             new *= 2
-        for name, fill in (("parent", -1), ("move", -1), ("first_child", -1), ("n_children", 0),
-                           ("visits", 0), ("value", 0.0), ("prior", 0.0), ("terminal", 0),
-                           ("proven", 0)):
+        for name, fill in (
+            ("parent", -1),
+            ("move", -1),
+            ("first_child", -1),
+            ("n_children", 0),
+            ("visits", 0),
+            ("value", 0.0),
+            ("prior", 0.0),
+            ("terminal", 0),
+            ("proven", 0),
+        ):
             old = getattr(self, name)
             grown = np.full(new, fill, dtype=old.dtype)
             grown[: old.shape[0]] = old

@@ -267,7 +267,9 @@ def check_local(s, nbr, p, color, allow_suicide):  # pragma: no cover - compiled
 def candidate_hash(s, nbr, zob, p, color):  # pragma: no cover - compiled
     """Zobrist hash of the stones after ``color`` plays the locally legal point ``p``."""
     h = s[H_HASH] ^ zob[p, color]
-    heads = np.full(4, -1, dtype=np.int64)
+    seen0 = -1  # heads of the neighbouring chains already counted (at most four)
+    seen1 = -1
+    seen2 = -1
     captures = False
     liberty = False
     for k in range(4):
@@ -279,10 +281,13 @@ def candidate_hash(s, nbr, zob, p, color):  # pragma: no cover - compiled
             liberty = True
             continue
         g = s[_at(s, HEAD, q)]
-        if c != color and in_atari(s, g) and g != heads[0] and g != heads[1] and g != heads[2]:
-            heads[k] = g
-            captures = True
-            h ^= _chain_hash(s, zob, g)
+        if c != color and in_atari(s, g):
+            if g != seen0 and g != seen1 and g != seen2:
+                h ^= _chain_hash(s, zob, g)
+                captures = True
+                seen2 = seen1
+                seen1 = seen0
+                seen0 = g
         elif c == color and not in_atari(s, g):
             liberty = True
     if not captures and not liberty:  # suicide: the merged chain (with p) disappears
@@ -291,9 +296,11 @@ def candidate_hash(s, nbr, zob, p, color):  # pragma: no cover - compiled
             q = nbr[p, k]
             if q >= 0 and s[_at(s, COLOR, q)] == color:
                 g = s[_at(s, HEAD, q)]
-                if g != heads[0] and g != heads[1] and g != heads[2]:
-                    heads[k] = g
+                if g != seen0 and g != seen1 and g != seen2:
                     h ^= _chain_hash(s, zob, g)
+                    seen2 = seen1
+                    seen1 = seen0
+                    seen0 = g
     return h
 
 

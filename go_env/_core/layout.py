@@ -25,12 +25,13 @@ used by fast playout engines; it detects atari exactly without keeping liberty s
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
+    "HEADER",
     "H_CAPT_B",
     "H_CAPT_W",
     "H_HASH",
@@ -42,7 +43,6 @@ __all__ = [
     "H_PASSES",
     "H_SIZE",
     "H_TO_PLAY",
-    "HEADER",
     "Geometry",
     "geometry",
     "state_length",
@@ -89,7 +89,7 @@ class Geometry(NamedTuple):
     side: np.ndarray
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(size: int) -> Geometry:
     """The (cached, read-only) geometry tables of an N x N board."""
     points = size * size
@@ -104,8 +104,9 @@ def geometry(size: int) -> Geometry:
             if 0 <= r + dr < size and 0 <= c + dc < size:
                 diag[p, k] = (r + dr) * size + (c + dc)
     rng = np.random.default_rng([_ZOBRIST_SEED, size])
-    zobrist = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(points, 3),
-                           dtype=np.int64)
+    zobrist = rng.integers(
+        np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(points, 3), dtype=np.int64
+    )
     zobrist[:, 0] = 0
     side = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=3, dtype=np.int64)
     side[0] = 0

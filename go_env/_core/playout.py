@@ -102,7 +102,10 @@ def random_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - com
         while k > 0:
             i = np.int64((next_random(rng) * np.uint64(k)) >> np.uint64(32))
             p = s[empty0 + i]
-            if not is_own_eye(s, nbr, diag, p, color) and check_local(s, nbr, p, color, False) == LEGAL:
+            if (
+                not is_own_eye(s, nbr, diag, p, color)
+                and check_local(s, nbr, p, color, False) == LEGAL
+            ):
                 move = p
                 break
             k -= 1  # move the rejected point behind the candidates
