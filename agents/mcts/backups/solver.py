@@ -1,0 +1,195 @@
+"""MCTS-Solver: proves wins and losses in the tree and wraps any other backup strategy.
+
+Mark H. M. Winands, Yngvi Björnsson and Jahn-Takeshi Saito, *Monte-Carlo Tree Search Solver*,
+Computers and Games 2008 (``backups-spec.md`` §9, EXACT in outline). Statuses live in
+``tree.proven``, for the player who moved into a node (:mod:`agents.mcts.tree`):
+
+* a terminal leaf is proven by the sign of its exact outcome (a draw stays unproven: draws are
+  treated as "not a win");
+* a node with a child that is a ``PROVEN_WIN`` (a winning move for the player to move there) is
+  a ``PROVEN_LOSS``; a node whose children are all ``PROVEN_LOSS`` is a ``PROVEN_WIN``
+  (children must be the full move list, as the search expands them);
+* otherwise the ordinary result is backed up by the wrapped (``inner``) strategy; the return
+  of a terminal leaf is its exact ``±1`` and, when the path runs through a node proven
+  earlier, the nodes above it receive that node's proven result (a regular ``±1``, never an
+  infinity);
+* every proven node on the path ends with the value ``+1`` (``PROVEN_WIN``) or ``-1``, which
+  stand for the paper's ``±∞`` within ``[-1, 1]``.
+
+How the search uses the statuses (selection and the final "secure child" choice) is in
+``docs/backups.md``; :func:`secure_child` implements the final choice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numba import njit
+
+from agents.mcts.backups._common import bound_copy, check_number, check_simulations
+from agents.mcts.backups.binding import bind_backup
+from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree
+
+__all__ = ["SolverBackup", "secure_child"]
+
+
+@njit(cache=True)
+def _solve(proven, terminal, first_child, n_children, path, leaf_value):  # pragma: no cover
+    """Mark and propagate proofs.
+
+    Returns:
+        The index on the path of the topmost node proven before this call (-1 if none) and
+        the leaf value to back up (exact for a terminal or proven leaf).
+    """
+    last = path.shape[0] - 1
+    cut = -1
+    for i in range(last + 1):
+        if proven[path[i]] != 0:
+            cut = i
+            break
+    leaf = path[last]
+    if proven[leaf] != 0:
+        leaf_value = -float(proven[leaf])
+    elif terminal[leaf] != 0:
+        if leaf_value > 0.0:  # the player to move at the leaf has won
+            proven[leaf] = -1
+            leaf_value = 1.0
+        elif leaf_value < 0.0:
+            proven[leaf] = 1
+            leaf_value = -1.0
+    changed = proven[leaf] != 0
+    for i in range(last - 1, -1, -1):
+        if not changed:
+            break
+        node = path[i]
+        child = path[i + 1]
+        changed = False
+        if proven[node] != 0:
+            break
+        if proven[child] == 1:  # a winning move for the player to move at ``node``
+            proven[node] = -1
+            changed = True
+        elif proven[child] == -1:
+            first = first_child[node]
+            count = n_children[node]
+            every = count > 0
+            for c in range(first, first + count):
+                if proven[c] != -1:
+                    every = False
+                    break
+            if every:
+                proven[node] = 1
+                changed = True
+    return cut, leaf_value
+
+
+@njit(cache=True)
+def _pin_proven(proven, value, path):  # pragma: no cover - compiled
+    for i in range(path.shape[0]):
+        node = path[i]
+        if proven[node] != 0:
+            value[node] = float(proven[node])
+
+
+@dataclass(frozen=True, kw_only=True)
+class SolverBackup:
+    """MCTS-Solver around another backup strategy.
+
+    Attributes:
+        inner: Spec of the wrapped strategy (``"mean"``, ``"softmax:g=[-7,-6,-5]"``...); also
+            the positional value of a spec (``solver:softmax``). Stored in canonical form.
+
+    ``n_stats`` is the wrapped strategy's, so it is an instance attribute here (read it from
+    the instance, as the search does).
+    """
+
+    n_stats: ClassVar[int] = 0
+    __spec_positional__: ClassVar[str] = "inner"
+
+    inner: str = "mean"
+
+    def __post_init__(self) -> None:
+        from agents.mcts.backups.factory import backup_spec, make_backup
+
+        if not isinstance(self.inner, str):
+            raise ValueError(
+                f"solver: parameter 'inner' must be a backup spec string, got {self.inner!r}"
+            )
+        try:
+            strategy = make_backup(self.inner)
+        except Exception as exc:
+            raise ValueError(
+                f"solver: parameter 'inner' = {self.inner!r} is not a usable backup: {exc}"
+            ) from exc
+        if isinstance(strategy, SolverBackup):
+            raise ValueError("solver: parameter 'inner' cannot be another solver")
+        object.__setattr__(self, "inner", backup_spec(strategy))
+        object.__setattr__(self, "_inner", strategy)
+        object.__setattr__(self, "n_stats", int(strategy.n_stats))
+
+    @property
+    def inner_strategy(self) -> Any:
+        """The wrapped strategy (bound once :meth:`bind` has been called)."""
+        return self._inner  # type: ignore[attr-defined]
+
+    def bind(self, n_simulations: int, *, board_points: int | None = None) -> SolverBackup:
+        """Bind the wrapped strategy (cached per budget and board)."""
+        n = check_simulations("solver", n_simulations)
+        inner = self._inner  # type: ignore[attr-defined]
+        return bound_copy(
+            self,
+            (n, board_points),
+            lambda: {"_inner": bind_backup(inner, n, board_points=board_points)},
+        )
+
+    def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
+        """Prove what the leaf decides, back up through ``inner``, pin proven values to ±1."""
+        inner = self._inner  # type: ignore[attr-defined]
+        cut, value = _solve(
+            tree.proven, tree.terminal, tree.first_child, tree.n_children, path, float(leaf_value)
+        )
+        last = path.shape[0] - 1
+        if 0 <= cut < last:
+            # Below a node proven earlier: the ordinary result; above it: its proven result.
+            inner.backup(tree, path[cut + 1 :], value)
+            inner.backup(tree, path[: cut + 1], -float(tree.proven[path[cut]]))
+        else:
+            inner.backup(tree, path, value)
+        _pin_proven(tree.proven, tree.value, path)
+
+
+def secure_child(tree: Tree, node: int = 0, *, a: float = 1.0) -> int:
+    """The move choice of MCTS-Solver at ``node``: the child to play.
+
+    A ``PROVEN_WIN`` child if there is one (the most visited of them); otherwise the "secure
+    child" ``argmax_i q_i + a / sqrt(n_i)`` over visited children that are not proven losses
+    (``a = 1`` as in Winands et al. 2008; the papers describe the rule as a lower confidence
+    bound, which ``a < 0`` gives); when every visited child is a proven loss, the most visited
+    child.
+
+    Returns:
+        The child's node index (``tree.move[child]`` is the move).
+
+    Raises:
+        ValueError: When ``node`` has no visited child.
+    """
+    check_number("secure_child", "a", a)
+    children = tree.children(node)
+    visits = tree.visits[children]
+    visited = children[visits > 0]
+    if visited.shape[0] == 0:
+        raise ValueError(f"node {node} has no visited child to choose")
+    status = tree.proven[visited]
+    n = tree.visits[visited]
+    wins = visited[status == PROVEN_WIN]
+    if wins.shape[0]:
+        return int(wins[np.argmax(tree.visits[wins])])
+    open_ = status != PROVEN_LOSS
+    if not open_.any():
+        return int(visited[np.argmax(n)])
+    score = tree.value[visited] + a / np.sqrt(n.astype(np.float64))
+    score[~open_] = -math.inf
+    return int(visited[np.argmax(score)])
