@@ -37,6 +37,7 @@ __all__ = [
     "Stopwatch",
     "Verdict",
     "base_parser",
+    "cpu_ratio_cell",
     "finish_args",
     "format_rate",
     "machine_info",
@@ -137,11 +138,14 @@ class Series:
         return (self.high - self.low) / self.median if self.median > 0 else float("nan")
 
     @property
+    def cpu_rates(self) -> list[float]:
+        """Rate per second of process CPU time of each trial (less sensitive to other load)."""
+        return [s.units / s.cpu if s.cpu > 0 else float("nan") for s in self.samples]
+
+    @property
     def cpu_median(self) -> float:
-        """Median rate per second of process CPU time (less sensitive to competing load)."""
-        return statistics.median(
-            s.units / s.cpu if s.cpu > 0 else float("nan") for s in self.samples
-        )
+        """Median rate per second of process CPU time."""
+        return statistics.median(self.cpu_rates)
 
     @property
     def cpu_share(self) -> float:
@@ -156,6 +160,10 @@ class Series:
         """``extra[key]`` per wall-clock second, for each trial."""
         return [s.extra[key] / s.wall for s in self.samples]
 
+    def extra_cpu_rates(self, key: str) -> list[float]:
+        """``extra[key]`` per second of process CPU time, for each trial."""
+        return [s.extra[key] / s.cpu if s.cpu > 0 else float("nan") for s in self.samples]
+
     def extra_total(self, key: str) -> float:
         """Sum of ``extra[key]`` over the trials."""
         return sum(s.extra[key] for s in self.samples)
@@ -168,7 +176,10 @@ class Series:
                 f"{other.name!r} has {len(other.samples)}: cannot pair them"
             )
         return Ratio(
-            self.name, other.name, [a / b for a, b in zip(self.rates, other.rates, strict=True)]
+            self.name,
+            other.name,
+            [a / b for a, b in zip(self.rates, other.rates, strict=True)],
+            [a / b for a, b in zip(self.cpu_rates, other.cpu_rates, strict=True)],
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -191,11 +202,21 @@ class Series:
 
 @dataclass(frozen=True)
 class Ratio:
-    """Ratios of the rate of ``numerator`` to the rate of ``denominator``, one per trial."""
+    """Ratios of the rate of ``numerator`` to the rate of ``denominator``, one per trial.
+
+    ``values`` compare wall-clock rates; ``cpu_values`` (when known) compare the rates per
+    second of process CPU time.
+    """
 
     numerator: str
     denominator: str
     values: list[float]
+    cpu_values: list[float] = field(default_factory=list)
+
+    @property
+    def cpu_median(self) -> float:
+        """Median of the per-trial ratios of the CPU-time rates (NaN when unknown)."""
+        return statistics.median(self.cpu_values) if self.cpu_values else float("nan")
 
     @property
     def median(self) -> float:
@@ -331,6 +352,11 @@ def ratio_cell(ratio: Ratio) -> str:
     return f"{ratio.median:.2f}x ({ratio.low:.2f}-{ratio.high:.2f})"
 
 
+def cpu_ratio_cell(ratio: Ratio) -> str:
+    """``12.3x``: the median per-trial ratio of the rates per CPU-second."""
+    return f"{ratio.cpu_median:.2f}x"
+
+
 def optional_import(module: str) -> Any | None:
     """The module, or ``None`` when it (or one of its dependencies) is not installed."""
     try:
@@ -412,6 +438,8 @@ class Report:
                         "min": r.low,
                         "max": r.high,
                         "values": r.values,
+                        "cpu_median": r.cpu_median,
+                        "cpu_values": r.cpu_values,
                     }
                     for r in ratios
                 ],

@@ -32,6 +32,7 @@ from common import (
     Stopwatch,
     Verdict,
     base_parser,
+    cpu_ratio_cell,
     finish_args,
     optional_import,
     positive_float,
@@ -106,12 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds",
         type=positive_float,
         default=None,
-        help="timed seconds per case and trial (default 3; 0.3 with --quick)",
+        help="timed seconds per case and trial (default 3; 0.2 with --quick)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the move sampler")
     args = finish_args(parser.parse_args(argv))
     sizes = args.sizes or ([9] if args.quick else [9, 19])
-    seconds = args.seconds or (0.3 if args.quick else 3.0)
+    seconds = args.seconds or (0.2 if args.quick else 3.0)
 
     import go_env
 
@@ -125,22 +126,30 @@ def main(argv: list[str] | None = None) -> int:
         if go_v5 is not None:
             makers[PEER] = lambda n=size: go_v5.env(board_size=n)
         for make in makers.values():  # warm-up: imports, compiled kernels, caches
-            _timed(make, min(seconds, 0.2), args.seed)
+            _timed(make, min(seconds, 0.1), args.seed)
         cases = [_case(name, make, seconds, args.seed) for name, make in makers.items()]
         series = run_trials(cases, args.trials)
         ours = series[OURS]
-        rows = [series_row(ours, f"{ours.extra_total('games'):.0f}", "")]
+        rows = [series_row(ours, f"{ours.extra_total('games'):.0f}", "", "")]
         ratios = []
         if PEER in series:
             ratio = ours.ratio_to(series[PEER])
             ratios.append(ratio)
-            rows.append(series_row(series[PEER], f"{series[PEER].extra_total('games'):.0f}", ""))
-            rows[0][-1] = ratio_cell(ratio)
+            peer_games = f"{series[PEER].extra_total('games'):.0f}"
+            rows.append(series_row(series[PEER], peer_games, "", ""))
+            rows[0][-2:] = [ratio_cell(ratio), cpu_ratio_cell(ratio)]
             report.verdict(
-                Verdict(f"env {size}x{size}: {OURS} / {PEER}", ratio.median, TARGET_RATIO)
+                Verdict(
+                    f"env {size}x{size}: {OURS} / {PEER}",
+                    ratio.median,
+                    TARGET_RATIO,
+                    detail=f"per CPU-second {ratio.cpu_median:.2f}x",
+                )
             )
         print_table(
-            f"AEC moves per second, {size}x{size}", [*SERIES_HEADER, "games", "ours / go_v5"], rows
+            f"AEC moves per second, {size}x{size}",
+            [*SERIES_HEADER, "games", "ours / go_v5", "same, per CPU-s"],
+            rows,
         )
         report.add_section(
             f"env {size}x{size}", series, ratios, board_size=size, seconds_per_trial=seconds

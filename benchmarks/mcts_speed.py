@@ -46,6 +46,7 @@ from common import (
     Stopwatch,
     Verdict,
     base_parser,
+    cpu_ratio_cell,
     finish_args,
     optional_import,
     positive_float,
@@ -230,8 +231,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-python-bot", action="store_true", help="leave out OpenSpiel's (slow) Python MCTSBot"
     )
+    parser.add_argument(
+        "--backup-trials",
+        type=positive_int,
+        default=None,
+        help="trials of the backup comparison (default 7; 1 with --quick)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the opening line")
     args = finish_args(parser.parse_args(argv))
+    backup_trials = args.backup_trials or (1 if args.quick else 7)
     sims = args.sims or (100 if args.quick else 1000)
     moves = args.moves or (1 if args.quick else 4)
 
@@ -250,31 +258,36 @@ def main(argv: list[str] | None = None) -> int:
         args,
     )
     print(
-        f"{args.trials} trials x {moves} searches per case; opening line: "
+        f"{moves} searches per case and trial ({args.trials} trials against OpenSpiel, "
+        f"{backup_trials} for the backups); opening line: "
         f"{' '.join(to_gtp(m, args.size) for m in line) or '(empty board only)'}; "
         f"uct c = {args.c:g}; komi {args.komi:g}"
     )
-    cases = [_ours_case(make_agent, b, sims, args.c, positions) for b in backups]
+    ours = {b: _ours_case(make_agent, b, sims, args.c, positions) for b in backups}
+    peer_cases: list[Case] = []
     if pyspiel is None:
         print("OpenSpiel bots: skipped (open_spiel not installed: pip install -e .[bench])")
     else:
-        cases += _openspiel_cases(
+        peer_cases = _openspiel_cases(
             pyspiel, args.size, args.komi, sims, args.c, line, not args.no_python_bot
         )
-    for case in cases:  # warm-up: compiled kernels (or their caches) and imports
-        case.run()
-    series = run_trials(cases, args.trials)
-
+    for backup in backups:  # warm-up: compiled kernels (or their caches)
+        _ours_case(make_agent, backup, min(sims, 20), args.c, positions[:1]).run()
+    print(f"engines: {args.trials} trials", file=sys.stderr)
+    series = run_trials([ours["mean"], *peer_cases], args.trials)
     mean = series[ours_name("mean")]
     peers = [series[name] for name in (CPP, PYTHON) if name in series]
     peer_ratios = [mean.ratio_to(peer) for peer in peers]
     rows = [
-        series_row(mean, ""),
-        *(series_row(p, ratio_cell(r)) for p, r in zip(peers, peer_ratios, strict=True)),
+        series_row(mean, "", ""),
+        *(
+            series_row(p, ratio_cell(r), cpu_ratio_cell(r))
+            for p, r in zip(peers, peer_ratios, strict=True)
+        ),
     ]
     print_table(
         "Simulations per second: ours (mean) and OpenSpiel",
-        [*SERIES_HEADER, "ours (mean) / this"],
+        [*SERIES_HEADER, "ours (mean) / this", "same, per CPU-s"],
         rows,
     )
     report.add_section(
@@ -288,14 +301,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     if CPP in series:
         ratio = peer_ratios[0]
-        report.verdict(Verdict(f"mcts {ours_name('mean')} / {CPP}", ratio.median, 1.0, strict=True))
+        report.verdict(
+            Verdict(
+                f"mcts {ours_name('mean')} / {CPP}",
+                ratio.median,
+                1.0,
+                strict=True,
+                detail=f"per CPU-second {ratio.cpu_median:.2f}x",
+            )
+        )
 
-    backup_series = {b: series[ours_name(b)] for b in backups}
+    print(f"backups: {backup_trials} trials", file=sys.stderr)
+    by_name = run_trials(list(ours.values()), backup_trials)
+    backup_series = {b: by_name[ours_name(b)] for b in backups}
+    mean = backup_series["mean"]
     backup_ratios = {b: s.ratio_to(mean) for b, s in backup_series.items()}
     print_table(
         "Simulations per second by backup (relative to mean)",
-        [*SERIES_HEADER, "this / mean"],
-        [series_row(s, ratio_cell(backup_ratios[b])) for b, s in backup_series.items()],
+        [*SERIES_HEADER, "this / mean", "same, per CPU-s"],
+        [
+            series_row(s, ratio_cell(backup_ratios[b]), cpu_ratio_cell(backup_ratios[b]))
+            for b, s in backup_series.items()
+        ],
     )
     report.add_section(
         "backups",
@@ -313,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"mcts slowest backup ({slowest}) / mean",
                 backup_ratios[slowest].median,
                 1.0 / MAX_SLOWDOWN,
-                detail=f"i.e. at most {MAX_SLOWDOWN:g}x slower",
+                detail=f"i.e. at most {MAX_SLOWDOWN:g}x slower; per CPU-second "
+                f"{backup_ratios[slowest].cpu_median:.2f}x",
             )
         )
     return report.finish()

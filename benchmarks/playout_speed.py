@@ -38,6 +38,7 @@ from common import (
     Stopwatch,
     Verdict,
     base_parser,
+    cpu_ratio_cell,
     finish_args,
     format_rate,
     optional_import,
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds",
         type=positive_float,
         default=None,
-        help="timed seconds per case and trial (default 3; 0.3 with --quick)",
+        help="timed seconds per case and trial (default 3; 0.2 with --quick)",
     )
     parser.add_argument(
         "--batch",
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the generators")
     args = finish_args(parser.parse_args(argv))
-    seconds = args.seconds or (0.3 if args.quick else 3.0)
+    seconds = args.seconds or (0.2 if args.quick else 3.0)
     rules = Rules(size=args.size, komi=args.komi)
     pyspiel = optional_import("pyspiel")
 
@@ -156,20 +157,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.trials} trials x {seconds:g} s per case; move cap {rules.move_limit}")
     if pyspiel is None:
         print(f"{PEER}: skipped (open_spiel not installed: pip install -e .[bench])")
-    cases = [
-        Case(API, "playouts/s", lambda: _api_case(rules, seconds)),
-        Case(KERNEL, "playouts/s", lambda: _kernel_case(rules, seconds, args.seed, args.batch)),
-    ]
-    if pyspiel is not None:
-        cases.append(
-            Case(
-                PEER,
-                "games/s",
-                lambda: _openspiel_case(pyspiel, args.size, args.komi, seconds, args.seed),
+
+    def make_cases(secs: float) -> list[Case]:
+        cases = [
+            Case(API, "playouts/s", lambda: _api_case(rules, secs)),
+            Case(KERNEL, "playouts/s", lambda: _kernel_case(rules, secs, args.seed, args.batch)),
+        ]
+        if pyspiel is not None:
+            cases.append(
+                Case(
+                    PEER,
+                    "games/s",
+                    lambda: _openspiel_case(pyspiel, args.size, args.komi, secs, args.seed),
+                )
             )
-        )
-    for case in cases:  # warm-up: compilation (or loading the cache), imports
+        return cases
+
+    for case in make_cases(0.05):  # warm-up: compilation (or loading the cache), imports
         case.run()
+    cases = make_cases(seconds)
     series = run_trials(cases, args.trials)
 
     kernel = series[KERNEL]
@@ -190,18 +196,26 @@ def main(argv: list[str] | None = None) -> int:
                 format_rate(statistics.median(peer.extra_rates("moves"))),
             )
         )
-        moves = [
-            a / b
-            for a, b in zip(kernel.extra_rates("moves"), peer.extra_rates("moves"), strict=True)
-        ]
-        ratios.append(Ratio(f"{KERNEL} moves/s", f"{PEER} moves/s", moves))
+        wall = zip(kernel.extra_rates("moves"), peer.extra_rates("moves"), strict=True)
+        cpu = zip(kernel.extra_cpu_rates("moves"), peer.extra_cpu_rates("moves"), strict=True)
+        ratios.append(
+            Ratio(
+                f"{KERNEL} moves/s",
+                f"{PEER} moves/s",
+                [a / b for a, b in wall],
+                [a / b for a, b in cpu],
+            )
+        )
     print_table(
         f"Random playouts per second, {args.size}x{args.size} (OpenSpiel: games/s)",
         [*SERIES_HEADER, "avg length", "moves/s"],
         rows,
     )
     if ratios:
-        print(f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[0])}")
+        print(
+            f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[0])}; "
+            f"per CPU-second {cpu_ratio_cell(ratios[0])}"
+        )
     report.add_section(
         "playouts",
         series,
