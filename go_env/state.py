@@ -17,6 +17,7 @@ import numpy as np
 
 from go_env._core import board as core
 from go_env._core.history import (
+    KEY_ZERO,
     commit,
     fill_legal_mask,
     new_table,
@@ -401,7 +402,9 @@ class GoState:
         return CompiledState(
             vector=self._s.copy(),
             geometry=self._geo,
-            superko_keys=np.sort(self._table[self._table != 0])
+            superko_keys=np.sort(  # the table stores a key of 0 as KEY_ZERO
+                np.where(self._table == KEY_ZERO, 0, self._table)[self._table != 0]
+            )
             if self._uses_table()
             else np.empty(0, dtype=np.int64),
             situational=self._rules.ko is KoRule.SITUATIONAL,

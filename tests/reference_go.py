@@ -148,7 +148,7 @@ class RefGo:
             return (*board, to_play)
         return tuple(board)
 
-    def _result(self, p: int, color: int) -> tuple[list[int], int, int]:
+    def after_move(self, p: int, color: int) -> tuple[list[int], int, int]:
         """Board after ``color`` plays ``p``, stones captured, own stones lost to suicide."""
         board = list(self.board)
         board[p] = color
@@ -180,7 +180,7 @@ class RefGo:
             return OCCUPIED
         if move == self.ko_point:
             return KO
-        board, _, lost = self._result(move, self.to_play)
+        board, _, lost = self.after_move(move, self.to_play)
         if lost and not self.suicide:
             return SUICIDE
         if self.ko != "simple" and self._key(board, 3 - self.to_play) in self.seen:
@@ -203,7 +203,7 @@ class RefGo:
         else:
             self.passes = 0
             before = self.board
-            board, captured, lost = self._result(move, color)
+            board, captured, lost = self.after_move(move, color)
             self.board = board
             self.captures[color] += captured
             self.captures[3 - color] += lost

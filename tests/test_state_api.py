@@ -410,3 +410,39 @@ def test_random_playout_without_seed_varies() -> None:
     scores = {s.random_playout() for _ in range(20)}
     assert len(scores) > 1
     assert all(abs(x + s.rules.komi) <= 81 for x in scores)
+
+
+# ---------------------------------------------------------------------------- compiled
+@pytest.mark.parametrize("ko", list(KoRule))
+def test_compiled_snapshot_lists_the_key_of_every_position(ko: KoRule) -> None:
+    rules = Rules(size=2, ko=ko, suicide=True)
+    moves = ["A1", "pass", "A2", "pass", "B1", "pass"]
+    replay = GoState(rules)
+    side = replay.compiled().geometry.side
+    keys = set()
+    for vertex in [*moves, None]:
+        situation = int(side[replay.to_play]) if ko is KoRule.SITUATIONAL else 0
+        keys.add(replay.zobrist ^ situation)
+        if vertex is not None:
+            play(replay, vertex)
+    s = GoState(rules)
+    play(s, *moves)
+    compiled = s.compiled()
+    assert compiled.situational == (ko is KoRule.SITUATIONAL)
+    assert compiled.suicide and compiled.move_limit == 8 and compiled.komi == 7.5
+    if ko is KoRule.SIMPLE:
+        assert compiled.superko_keys.size == 0
+    else:
+        if ko is KoRule.POSITIONAL:
+            assert 0 in keys  # the empty board's stones hash to 0...
+        assert compiled.superko_keys.tolist() == sorted(keys)  # ...and the key 0 is listed
+    if ko is KoRule.POSITIONAL:  # filling the board is a suicide that recreates the empty board
+        assert s.illegal_reason(from_gtp("B2", 2)) is IllegalReason.SUPERKO
+
+
+def test_compiled_vector_is_a_copy() -> None:
+    s = GoState(Rules(size=3))
+    play(s, "B2")
+    compiled = s.compiled()
+    compiled.vector[:] = 0
+    assert s.color_at(4) is Color.BLACK and s.to_play is Color.WHITE
