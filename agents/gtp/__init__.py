@@ -17,3 +17,18 @@ __all__ = [
     "GtpProcess",
     "GtpTimeoutError",
 ]
+
+# The engine (serving an agent over GTP) and the client agent (an external engine as an agent).
+from agents.gtp.analysis import Analyzer, MoveInfo
+from agents.gtp.client_agent import GtpAgent, GtpConfig, GtpResignation
+from agents.gtp.engine import GtpEngine, GtpFailure
+
+__all__ += [
+    "Analyzer",
+    "GtpAgent",
+    "GtpConfig",
+    "GtpEngine",
+    "GtpFailure",
+    "GtpResignation",
+    "MoveInfo",
+]

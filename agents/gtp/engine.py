@@ -1,0 +1,653 @@
+"""A GTP v2 engine that serves any agent (``gomcts gtp --agent SPEC``).
+
+The engine follows the Go Text Protocol version 2 (draft 2, Gunnar Farnebäck, 2002):
+commands ``[id] name [arguments]`` are read one per line; control characters other than tab
+and newline are dropped, tabs become spaces, ``#`` starts a comment, and empty lines are
+ignored. A success is answered ``=[id] result`` and a failure ``?[id] message``, each followed
+by an empty line. Failures use the specification's messages: ``unknown command``,
+``syntax error``, ``illegal move``, ``cannot undo``, ``unacceptable size``,
+``board not empty``, ``invalid number of stones``, ``bad vertex list``, ``cannot load file``,
+``cannot score``. A malformed or unknown command gets a failure and the engine keeps running;
+only ``quit`` or the end of input stops it.
+
+Board state. The engine keeps the moves it was told or generated, under the rules given at
+start (ko rule, suicide, move cap) with the size and komi of ``boardsize``/``komi``. GTP allows
+moves of either colour in any order; when a ``play`` or ``genmove`` is for the colour not to
+move, or comes after the game ended (two passes, move cap), the engine continues from the
+current board with that colour to move: ko and superko history restart from that position.
+
+Scoring. ``final_score`` and ``final_status_list`` use :mod:`agents.gtp.scoring`: stones are
+judged dead by random-playout ownership, removed, and the board is scored by Tromp-Taylor
+area with the current komi. ``seki`` lists are always empty (the estimate cannot recognise
+seki). ``kgs-genmove_cleanup`` asks the agent for a move and, when the agent passes while
+stones of the opponent judged dead remain, plays on a liberty of such a stone instead.
+
+Analysis. ``lz-analyze [colour] [interval]`` (interval in centiseconds, default 100; also
+``interval N``) answers ``=`` and streams ``info`` lines (see :mod:`agents.gtp.analysis`)
+until the next command arrives, then ends the response with an empty line. Agents without an
+analysis hook (see :mod:`agents.gtp.analysis`) stream nothing.
+
+Standard output carries only GTP responses; logs go to the ``logging`` module (stderr in the
+command line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from agents.base import Agent
+from agents.gtp.analysis import MoveInfo, analysis_hook, format_lz_info
+from agents.gtp.scoring import chains, estimate_dead, result_string, score_without
+from go_env.coords import from_gtp, to_gtp
+from go_env.errors import IllegalMoveError
+from go_env.features import history_planes_hwc
+from go_env.handicap import fixed_handicap_points, max_handicap
+from go_env.rules import MAX_SIZE, MIN_SIZE, Rules
+from go_env.sgf import GameRecord, SgfError, dump_sgf, load_sgf, rules_name
+from go_env.state import Color, GoState
+
+__all__ = ["GtpEngine", "GtpFailure"]
+
+log = logging.getLogger(__name__)
+
+_VERTEX = re.compile(r"^[A-HJ-Za-hj-z][0-9]{1,2}$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_OBSERVATION_HISTORY = 8  # positions in the observation handed to agents, as in the env
+
+
+class GtpFailure(Exception):
+    """A command failed; the message is the GTP error message."""
+
+
+def _package_version() -> str:
+    try:
+        return version("gomcts")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def parse_color(token: str) -> Color:
+    """A GTP colour (``b``, ``black``, ``w``, ``white``; any case)."""
+    low = token.lower()
+    if low in ("b", "black"):
+        return Color.BLACK
+    if low in ("w", "white"):
+        return Color.WHITE
+    raise GtpFailure("syntax error")
+
+
+def _parse_int(token: str) -> int:
+    if not re.fullmatch(r"[+-]?[0-9]+", token):
+        raise GtpFailure("syntax error")
+    return int(token)
+
+
+@dataclass
+class _Analysis:
+    colour: Color | None
+    interval: float
+
+
+class _LineQueue:
+    """Lines read from the input by a background thread; lets a search see new input."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._lines: deque[str | None] = deque()
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: TextIO) -> None:
+        try:
+            for line in stream:
+                with self._ready:
+                    self._lines.append(line)
+                    self._ready.notify_all()
+        except (OSError, ValueError) as exc:  # closed or undecodable stream
+            log.warning("GTP input ended: %s", exc)
+        with self._ready:
+            self._lines.append(None)
+            self._ready.notify_all()
+
+    def pending(self) -> bool:
+        """Whether a line (or the end of input) is waiting."""
+        return bool(self._lines)
+
+    def wait(self) -> None:
+        """Block until a line (or the end of input) is waiting."""
+        with self._ready:
+            self._ready.wait_for(lambda: bool(self._lines))
+
+    def get(self) -> str | None:
+        """The next line, or ``None`` at the end of input (blocks)."""
+        with self._ready:
+            self._ready.wait_for(lambda: bool(self._lines))
+            line = self._lines.popleft()
+            if line is None:
+                self._lines.appendleft(None)  # keep reporting the end
+            return line
+
+
+class GtpEngine:
+    r"""A GTP v2 engine playing with ``agent``.
+
+    Args:
+        agent: The agent asked for moves (``genmove``) and analysis (``lz-analyze``).
+        rules: Rules of the games (ko rule, suicide, move cap, starting size and komi);
+            ``boardsize`` and ``komi`` change the size and komi.
+        name: Answer to ``name``.
+        engine_version: Answer to ``version`` (default: the gomcts version and the agent's
+            name).
+        dead_playouts: Random playouts of the dead-stone estimate of ``final_score``,
+            ``final_status_list`` and ``kgs-genmove_cleanup``.
+        seed: Seed of the dead-stone estimate.
+
+    Example:
+        >>> from agents.random_agent import RandomAgent
+        >>> engine = GtpEngine(RandomAgent())
+        >>> engine.handle("1 boardsize 9")
+        '=1 \n\n'
+        >>> engine.handle("play black Z9")
+        '? syntax error\n\n'
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        rules: Rules | None = None,
+        name: str = "gomcts",
+        engine_version: str | None = None,
+        dead_playouts: int = 64,
+        seed: int = 0,
+    ) -> None:
+        self.agent = agent
+        self.name = name
+        self.engine_version = engine_version or f"{_package_version()} ({agent.name})"
+        self.dead_playouts = dead_playouts
+        self.seed = seed
+        self._rules = dataclasses.replace(rules or Rules(), handicap=0)
+        self._setup: tuple[list[int], list[int]] = ([], [])
+        self._first: Color = Color.BLACK
+        self._moves: list[tuple[Color, int]] = []
+        self._undo: list[GoState] = []
+        self._state = GoState(self._rules)
+        self.time_settings: tuple[int, int, int] | None = None
+        self.time_left: dict[Color, tuple[int, int]] = {}
+        self.quitting = False
+        self._analysis: _Analysis | None = None
+        self._commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda args: "2",
+            "name": lambda args: self.name,
+            "version": lambda args: self.engine_version,
+            "known_command": self._known_command,
+            "list_commands": lambda args: "\n".join(self._commands),
+            "quit": self._quit,
+            "boardsize": self._boardsize,
+            "clear_board": self._clear_board,
+            "komi": self._komi,
+            "play": self._play_command,
+            "genmove": self._genmove,
+            "reg_genmove": self._reg_genmove,
+            "kgs-genmove_cleanup": self._genmove_cleanup,
+            "undo": self._undo_command,
+            "fixed_handicap": self._fixed_handicap,
+            "place_free_handicap": self._place_free_handicap,
+            "set_free_handicap": self._set_free_handicap,
+            "final_score": self._final_score,
+            "final_status_list": self._final_status_list,
+            "showboard": self._showboard,
+            "time_settings": self._time_settings,
+            "time_left": self._time_left,
+            "loadsgf": self._loadsgf,
+            "printsgf": self._printsgf,
+            "lz-analyze": self._lz_analyze,
+        }
+
+    # ----------------------------------------------------------------- public view
+    @property
+    def state(self) -> GoState:
+        """The current position (a live object: do not modify it)."""
+        return self._state
+
+    @property
+    def moves(self) -> list[tuple[Color, int]]:
+        """The moves of the game so far (colour, action index), as received or generated."""
+        return list(self._moves)
+
+    @property
+    def commands(self) -> list[str]:
+        """Names of the commands the engine knows."""
+        return list(self._commands)
+
+    # -------------------------------------------------------------------- protocol
+    def handle(self, line: str) -> str | None:
+        """Answer one command line.
+
+        Returns:
+            The full response (ending with an empty line), or ``None`` for a line that is
+            empty after removing comments. For ``lz-analyze`` only the first line (``=id``)
+            is returned and :meth:`serve` streams the rest.
+        """
+        text = _CONTROL.sub("", line.replace("\r", "")).replace("\t", " ")
+        text = text.split("#", 1)[0].strip()
+        if not text:
+            return None
+        tokens = text.split()
+        ident = ""
+        if tokens[0].isdigit():
+            ident = tokens.pop(0)
+        if not tokens:
+            return f"?{ident} unknown command\n\n"
+        command, args = tokens[0], tokens[1:]
+        handler = self._commands.get(command)
+        if handler is None:
+            return f"?{ident} unknown command\n\n"
+        try:
+            result = handler(args)
+        except GtpFailure as failure:
+            return f"?{ident} {failure}\n\n"
+        except Exception as exc:  # an agent or engine bug must not end the session
+            log.exception("command %r failed", text)
+            return f"?{ident} internal error: {type(exc).__name__}: {exc}".replace("\n", " ") + (
+                "\n\n"
+            )
+        if command == "lz-analyze":
+            return f"={ident}\n"
+        return f"={ident} {result}\n\n"
+
+    def serve(self, stdin: TextIO, stdout: TextIO) -> None:
+        """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or the end of input."""
+        lines = _LineQueue(stdin)
+        while not self.quitting:
+            line = lines.get()
+            if line is None:
+                break
+            response = self.handle(line)
+            if response is None:
+                continue
+            stdout.write(response)
+            stdout.flush()
+            request, self._analysis = self._analysis, None
+            if request is not None:
+                self._stream_analysis(request, lines, stdout)
+
+    # ------------------------------------------------------------------- analysis
+    def _stream_analysis(self, request: _Analysis, lines: _LineQueue, stdout: TextIO) -> None:
+        state = self._state_for(request.colour or self._state.to_play)
+        size = state.size
+        analyze = analysis_hook(self.agent)
+
+        def report(infos: Sequence[MoveInfo]) -> None:
+            text = format_lz_info(infos, size)
+            if text:
+                stdout.write(text + "\n")
+                stdout.flush()
+
+        if analyze is not None and not state.is_over:
+            try:
+                analyze(state, report=report, should_stop=lines.pending, interval=request.interval)
+            except Exception:  # the stream ends; the session goes on
+                log.exception("analysis by %s failed", self.agent.name)
+        lines.wait()
+        stdout.write("\n")
+        stdout.flush()
+
+    def _lz_analyze(self, args: list[str]) -> str:
+        colour: Color | None = None
+        interval = 1.0
+        rest = list(args)
+        if rest and rest[0].lower() in ("b", "w", "black", "white"):
+            colour = parse_color(rest.pop(0))
+        while rest:
+            token = rest.pop(0)
+            if token == "interval" and rest:
+                interval = _parse_int(rest.pop(0)) / 100.0
+            elif re.fullmatch(r"[0-9]+", token):
+                interval = int(token) / 100.0
+            else:
+                raise GtpFailure("syntax error")
+        if interval <= 0:
+            interval = 1.0
+        self._analysis = _Analysis(colour, interval)
+        return ""
+
+    # ------------------------------------------------------------------ commands
+    def _known_command(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpFailure("syntax error")
+        return "true" if args[0] in self._commands else "false"
+
+    def _quit(self, args: list[str]) -> str:
+        self.quitting = True
+        return ""
+
+    def _boardsize(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpFailure("syntax error")
+        size = _parse_int(args[0])
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpFailure("unacceptable size")
+        self._rules = dataclasses.replace(self._rules, size=size)
+        self._reset()
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        self._reset()
+        return ""
+
+    def _komi(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpFailure("syntax error")
+        try:
+            komi = float(args[0])
+        except ValueError:
+            raise GtpFailure("syntax error") from None
+        if not math.isfinite(komi):
+            raise GtpFailure("syntax error")
+        self._rules = dataclasses.replace(self._rules, komi=komi)
+        self._replay(self._setup, self._first, self._moves)
+        return ""
+
+    def _play_command(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise GtpFailure("syntax error")
+        colour = parse_color(args[0])
+        self._play(colour, self._parse_vertex(args[1]))
+        return ""
+
+    def _genmove(self, args: list[str]) -> str:
+        colour = self._one_colour(args)
+        move = self._choose(colour)
+        self._play(colour, move)
+        return to_gtp(move, self._rules.size)
+
+    def _reg_genmove(self, args: list[str]) -> str:
+        return to_gtp(self._choose(self._one_colour(args)), self._rules.size)
+
+    def _genmove_cleanup(self, args: list[str]) -> str:
+        colour = self._one_colour(args)
+        move = self._choose(colour)
+        if move == self._state.pass_move:
+            move = self._cleanup_move(self._state_for(colour))
+        self._play(colour, move)
+        return to_gtp(move, self._rules.size)
+
+    def _undo_command(self, args: list[str]) -> str:
+        if not self._undo:
+            raise GtpFailure("cannot undo")
+        self._state = self._undo.pop()
+        self._moves.pop()
+        return ""
+
+    def _fixed_handicap(self, args: list[str]) -> str:
+        stones = self._handicap_count(args)
+        try:
+            points = fixed_handicap_points(self._rules.size, stones)
+        except ValueError:
+            raise GtpFailure("invalid number of stones") from None
+        return self._place_handicap(points)
+
+    def _place_free_handicap(self, args: list[str]) -> str:
+        stones = self._handicap_count(args)
+        top = max_handicap(self._rules.size)
+        if stones < 2 or top < 2:
+            raise GtpFailure("invalid number of stones")
+        return self._place_handicap(fixed_handicap_points(self._rules.size, min(stones, top)))
+
+    def _set_free_handicap(self, args: list[str]) -> str:
+        if not self._board_empty():
+            raise GtpFailure("board not empty")
+        points = []
+        for token in args:
+            move = self._parse_vertex(token)
+            if move == self._rules.size**2 or move in points:
+                raise GtpFailure("bad vertex list")
+            points.append(move)
+        if not 2 <= len(points) < self._rules.size**2:
+            raise GtpFailure("bad vertex list")
+        self._place_handicap(points)
+        return ""
+
+    def _final_score(self, args: list[str]) -> str:
+        state = self._state
+        return result_string(score_without(state, self._dead(state)))
+
+    def _final_status_list(self, args: list[str]) -> str:
+        if len(args) != 1 or args[0].lower() not in ("alive", "dead", "seki"):
+            raise GtpFailure("syntax error")
+        status = args[0].lower()
+        if status == "seki":
+            return ""
+        dead = set(self._dead(self._state))
+        size = self._rules.size
+        rows = [
+            " ".join(to_gtp(p, size) for p in chain)
+            for chain in chains(self._state)
+            if (chain[0] in dead) == (status == "dead")
+        ]
+        return "\n".join(rows)
+
+    def _showboard(self, args: list[str]) -> str:
+        state = self._state
+        return (
+            f"\n{state.to_ascii()}\n"
+            f"Black (X) has captured {state.captures(Color.BLACK)} stones\n"
+            f"White (O) has captured {state.captures(Color.WHITE)} stones\n"
+            f"{state.to_play.name.capitalize()} to play"
+        )
+
+    def _time_settings(self, args: list[str]) -> str:
+        if len(args) != 3:
+            raise GtpFailure("syntax error")
+        main, byo, stones = (_parse_int(a) for a in args)
+        if min(main, byo, stones) < 0:
+            raise GtpFailure("syntax error")
+        self.time_settings = (main, byo, stones)
+        return ""
+
+    def _time_left(self, args: list[str]) -> str:
+        if len(args) != 3:
+            raise GtpFailure("syntax error")
+        colour = parse_color(args[0])
+        seconds, stones = _parse_int(args[1]), _parse_int(args[2])
+        if min(seconds, stones) < 0:
+            raise GtpFailure("syntax error")
+        self.time_left[colour] = (seconds, stones)
+        return ""
+
+    def _loadsgf(self, args: list[str]) -> str:
+        if not 1 <= len(args) <= 2:
+            raise GtpFailure("syntax error")
+        upto = _parse_int(args[1]) if len(args) == 2 else None
+        try:
+            record = load_sgf(args[0])
+        except (OSError, SgfError, ValueError) as exc:
+            log.warning("loadsgf %s: %s", args[0], exc)
+            raise GtpFailure("cannot load file") from None
+        moves = record.moves if upto is None else record.moves[: max(upto - 1, 0)]
+        if moves:
+            first = moves[0][0]
+        elif record.to_play is not None:
+            first = record.to_play
+        else:
+            first = Color.WHITE if record.handicap >= 2 else Color.BLACK
+        saved = (
+            self._rules,
+            self._setup,
+            self._first,
+            list(self._moves),
+            list(self._undo),
+            self._state,
+        )
+        try:
+            self._rules = dataclasses.replace(self._rules, size=record.size, komi=record.komi)
+            self._replay((list(record.setup_black), list(record.setup_white)), first, moves)
+        except (GtpFailure, ValueError) as exc:
+            log.warning("loadsgf %s: cannot replay: %s", args[0], exc)
+            (self._rules, self._setup, self._first, self._moves, self._undo, self._state) = saved
+            raise GtpFailure("cannot load file") from None
+        return ""
+
+    def _printsgf(self, args: list[str]) -> str:
+        if len(args) > 1:
+            raise GtpFailure("syntax error")
+        black, white = self._setup
+        record = GameRecord(
+            size=self._rules.size,
+            komi=float(self._rules.komi),
+            rules=rules_name(self._rules),
+            handicap=len(black) if black and not white else 0,
+            black=None,
+            white=None,
+            setup_black=list(black),
+            setup_white=list(white),
+            moves=list(self._moves),
+            result=self._final_score([]) if self._state.is_over else None,
+            properties={"AP": [f"gomcts:{_package_version()}"]},
+        )
+        text = dump_sgf(record).rstrip("\n")
+        if args:
+            try:
+                Path(args[0]).write_text(text + "\n", encoding="utf-8")
+            except OSError as exc:
+                log.warning("printsgf %s: %s", args[0], exc)
+                raise GtpFailure("cannot save file") from None
+            return ""
+        return text
+
+    # ------------------------------------------------------------------- helpers
+    def _parse_vertex(self, token: str) -> int:
+        if token.lower() == "pass":
+            return self._rules.size**2
+        if not _VERTEX.match(token):
+            raise GtpFailure("syntax error")
+        try:
+            return from_gtp(token, self._rules.size)
+        except ValueError:
+            raise GtpFailure("illegal move") from None  # well formed, but off this board
+
+    def _one_colour(self, args: list[str]) -> Color:
+        if len(args) != 1:
+            raise GtpFailure("syntax error")
+        return parse_color(args[0])
+
+    def _handicap_count(self, args: list[str]) -> int:
+        if len(args) != 1:
+            raise GtpFailure("syntax error")
+        stones = _parse_int(args[0])
+        if not self._board_empty():
+            raise GtpFailure("board not empty")
+        return stones
+
+    def _board_empty(self) -> bool:
+        return not self._moves and not np.any(self._state.board)
+
+    def _place_handicap(self, points: list[int]) -> str:
+        self._replay((list(points), []), Color.WHITE, [])
+        return " ".join(to_gtp(p, self._rules.size) for p in points)
+
+    def _reset(self) -> None:
+        self._replay(([], []), Color.BLACK, [])
+
+    def _initial_state(self) -> GoState:
+        black, white = self._setup
+        if not black and not white and self._first == Color.BLACK:
+            return GoState(self._rules)
+        n = self._rules.size
+        cells = ["."] * (n * n)
+        for p in black:
+            cells[p] = "X"
+        for p in white:
+            cells[p] = "O"
+        text = "\n".join("".join(cells[r * n : (r + 1) * n]) for r in range(n))
+        return GoState.from_ascii(text, self._rules, to_play=self._first)
+
+    def _replay(
+        self, setup: tuple[list[int], list[int]], first: Color, moves: Sequence[tuple[Color, int]]
+    ) -> None:
+        """Start from ``setup`` with ``first`` to play and play ``moves`` (undo kept)."""
+        self._setup = (list(setup[0]), list(setup[1]))
+        self._first = first
+        self._state = self._initial_state()
+        self._moves = []
+        self._undo = []
+        for colour, move in list(moves):
+            self._play(colour, move)
+
+    def _state_for(self, colour: Color) -> GoState:
+        """The current state, or the current board with ``colour`` to move when needed."""
+        state = self._state
+        if state.to_play == colour and not state.is_over:
+            return state
+        return GoState.from_ascii(
+            state.to_ascii(), dataclasses.replace(state.rules, handicap=0), to_play=colour
+        )
+
+    def _play(self, colour: Color, move: int) -> None:
+        base = self._state_for(colour)
+        new = base.clone()
+        try:
+            new.play(move)
+        except IllegalMoveError as exc:
+            log.info(
+                "illegal move %s %s: %s", colour.name, to_gtp(move, new.size), exc.reason.value
+            )
+            raise GtpFailure("illegal move") from None
+        self._undo.append(self._state)
+        self._moves.append((colour, move))
+        self._state = new
+
+    def _choose(self, colour: Color) -> int:
+        state = self._state_for(colour)
+        if state.is_over:  # e.g. the move cap reached even from this position
+            return state.pass_move
+        observation = {
+            "observation": history_planes_hwc(state, _OBSERVATION_HISTORY, colour),
+            "action_mask": state.legal_mask().astype(np.int8),
+        }
+        move = int(self.agent.act(state.clone(), observation))
+        reason = state.illegal_reason(move)
+        if reason is not None:
+            where = to_gtp(move, state.size) if 0 <= move <= state.pass_move else str(move)
+            raise GtpFailure(
+                f"agent {self.agent.name} chose an illegal move {where} ({reason.value})"
+            )
+        return move
+
+    def _dead(self, state: GoState) -> list[int]:
+        return estimate_dead(state, self.dead_playouts, self.seed)
+
+    def _cleanup_move(self, state: GoState) -> int:
+        """A move on a liberty of an opponent stone judged dead, or pass when there is none."""
+        opponent = state.to_play.opponent
+        board = state.board.ravel()
+        dead = [p for p in self._dead(state) if board[p] == opponent]
+        if not dead:
+            return state.pass_move
+        n = state.size
+        candidates = []
+        for p in dead:
+            r, c = divmod(p, n)
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                q = rr * n + cc
+                if 0 <= rr < n and 0 <= cc < n and board[q] == 0 and state.is_legal(q):
+                    candidates.append(q)
+        for q in sorted(set(candidates)):
+            trial = state.clone()
+            trial.play(q)
+            if trial.color_at(q) != Color.EMPTY and trial.liberties(q) >= 2:
+                return q
+        return min(candidates) if candidates else state.pass_move
