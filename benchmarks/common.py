@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -382,11 +383,37 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def _git_state() -> str | None:
+    """``<commit>`` plus ``+local changes in <dirs>`` when the measured code was not committed."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            text=True,
+            capture_output=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--", "go_env", "agents"],
+            cwd=root,
+            text=True,
+            capture_output=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{commit} + local changes in go_env/agents" if changed else commit
+
+
 def machine_info() -> dict[str, Any]:
     """The machine and software a measurement was taken on (with the current load average)."""
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "code": _git_state(),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "usable_cpus": affinity,
@@ -420,7 +447,8 @@ class Report:
         self.sections: list[dict[str, Any]] = []
         self.verdicts: list[Verdict] = []
         print(f"# {name}{' (quick mode: a smoke test, not a measurement)' if args.quick else ''}")
-        print(f"machine at start: {machine_line(self.start)}", flush=True)
+        print(f"machine at start: {machine_line(self.start)}")
+        print(f"code: {self.start['code'] or 'unknown (not a git checkout)'}", flush=True)
 
     def add_section(
         self, title: str, series: dict[str, Series], ratios: Sequence[Ratio] = (), **extra: Any
