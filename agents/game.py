@@ -6,11 +6,11 @@ builds on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import go_env
-from agents.base import Agent
+from agents.base import Agent, AgentError
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -28,6 +28,10 @@ class GameResult:
         result: The result string (``"B+3.5"``).
         truncated: Whether the move cap ended the game.
         names: ``{Color.BLACK: ..., Color.WHITE: ...}`` agent names.
+        resigned: The colour that resigned, or ``None``. An agent resigns by raising an
+            :class:`~agents.base.AgentError` whose ``color`` attribute is the colour to move
+            (e.g. MCTS's ``Resignation``); the result is then ``"B+R"``/``"W+R"``, the winner
+            the other colour, and ``score`` the area score of the board as it stands.
     """
 
     state: GoState
@@ -36,6 +40,7 @@ class GameResult:
     result: str
     truncated: bool
     names: dict[Color, str] = field(default_factory=dict)
+    resigned: Color | None = None
 
 
 def play_game(
@@ -44,6 +49,7 @@ def play_game(
     rules: Rules | None = None,
     *,
     on_move: Callable[[GoState, int], None] | None = None,
+    opening: Sequence[int] = (),
 ) -> GameResult:
     """Play a whole game in the AEC environment and return its outcome.
 
@@ -52,6 +58,11 @@ def play_game(
         white: The agent that plays White.
         rules: Rules of the game (9x9, komi 7.5, positional superko by default).
         on_move: Called after each move with the new state and the move (e.g. to render).
+        opening: Moves played first, alternately from the player to move, before the agents
+            are asked (e.g. an arena's opening); they are part of the game's history.
+
+    Raises:
+        go_env.errors.IllegalMoveError: When an opening move (or an agent's move) is illegal.
     """
     rules = rules or Rules()
     env = go_env.raw_env(
@@ -66,13 +77,22 @@ def play_game(
     seats = {"black_0": black, "white_0": white}
     for agent in seats.values():
         agent.reset()
+    for move in opening:
+        env.step(int(move))
+        if on_move is not None:
+            on_move(env.unwrapped.state, int(move))
     for seat in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue
         state = env.unwrapped.state
-        move = seats[seat].act(state, observation)
+        try:
+            move = seats[seat].act(state, observation)
+        except AgentError as exc:
+            if getattr(exc, "color", None) != state.to_play:
+                raise
+            return _resigned(state, black, white)
         env.step(move)
         if on_move is not None:
             on_move(env.unwrapped.state, move)
@@ -86,4 +106,19 @@ def play_game(
         result=final.result(),
         truncated=final.is_truncated,
         names={Color.BLACK: black.name, Color.WHITE: white.name},
+    )
+
+
+def _resigned(state: GoState, black: Agent, white: Agent) -> GameResult:
+    """The result of a game that the player to move in ``state`` resigned."""
+    loser = state.to_play
+    winner = loser.opponent
+    return GameResult(
+        state=state,
+        winner=winner,
+        score=state.score(),
+        result=f"{'B' if winner == Color.BLACK else 'W'}+R",
+        truncated=False,
+        names={Color.BLACK: black.name, Color.WHITE: white.name},
+        resigned=loser,
     )
