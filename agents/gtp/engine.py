@@ -37,8 +37,6 @@ import dataclasses
 import logging
 import math
 import re
-import threading
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -49,13 +47,15 @@ import numpy as np
 
 from agents.base import Agent
 from agents.gtp.analysis import MoveInfo, analysis_hook, format_lz_info
+from agents.gtp.board import GtpBoard
+from agents.gtp.lines import LineQueue
 from agents.gtp.scoring import chains, estimate_dead, result_string, score_without
 from go_env.coords import from_gtp, to_gtp
 from go_env.errors import IllegalMoveError
 from go_env.features import history_planes_hwc
 from go_env.handicap import fixed_handicap_points, max_handicap
 from go_env.rules import MAX_SIZE, MIN_SIZE, Rules
-from go_env.sgf import GameRecord, SgfError, dump_sgf, load_sgf, rules_name
+from go_env.sgf import SgfError, dump_sgf, load_sgf
 from go_env.state import Color, GoState
 
 __all__ = ["GtpEngine", "GtpFailure"]
@@ -100,46 +100,6 @@ class _Analysis:
     interval: float
 
 
-class _LineQueue:
-    """Lines read from the input by a background thread; lets a search see new input."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._lines: deque[str | None] = deque()
-        self._ready = threading.Condition()
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: TextIO) -> None:
-        try:
-            for line in stream:
-                with self._ready:
-                    self._lines.append(line)
-                    self._ready.notify_all()
-        except (OSError, ValueError) as exc:  # closed or undecodable stream
-            log.warning("GTP input ended: %s", exc)
-        with self._ready:
-            self._lines.append(None)
-            self._ready.notify_all()
-
-    def pending(self) -> bool:
-        """Whether a line (or the end of input) is waiting."""
-        return bool(self._lines)
-
-    def wait(self) -> None:
-        """Block until a line (or the end of input) is waiting."""
-        with self._ready:
-            self._ready.wait_for(lambda: bool(self._lines))
-
-    def get(self) -> str | None:
-        """The next line, or ``None`` at the end of input (blocks)."""
-        with self._ready:
-            self._ready.wait_for(lambda: bool(self._lines))
-            line = self._lines.popleft()
-            if line is None:
-                self._lines.appendleft(None)  # keep reporting the end
-            return line
-
-
 class GtpEngine:
     r"""A GTP v2 engine playing with ``agent``.
 
@@ -178,12 +138,7 @@ class GtpEngine:
         self.engine_version = engine_version or f"{_package_version()} ({agent.name})"
         self.dead_playouts = dead_playouts
         self.seed = seed
-        self._rules = dataclasses.replace(rules or Rules(), handicap=0)
-        self._setup: tuple[list[int], list[int]] = ([], [])
-        self._first: Color = Color.BLACK
-        self._moves: list[tuple[Color, int]] = []
-        self._undo: list[GoState] = []
-        self._state = GoState(self._rules)
+        self._board = GtpBoard(rules or Rules())
         self.time_settings: tuple[int, int, int] | None = None
         self.time_left: dict[Color, tuple[int, int]] = {}
         self.quitting = False
@@ -220,12 +175,12 @@ class GtpEngine:
     @property
     def state(self) -> GoState:
         """The current position (a live object: do not modify it)."""
-        return self._state
+        return self._board.state
 
     @property
     def moves(self) -> list[tuple[Color, int]]:
         """The moves of the game so far (colour, action index), as received or generated."""
-        return list(self._moves)
+        return self._board.moves
 
     @property
     def commands(self) -> list[str]:
@@ -270,7 +225,7 @@ class GtpEngine:
 
     def serve(self, stdin: TextIO, stdout: TextIO) -> None:
         """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or the end of input."""
-        lines = _LineQueue(stdin)
+        lines = LineQueue(stdin)
         while not self.quitting:
             line = lines.get()
             if line is None:
@@ -285,8 +240,8 @@ class GtpEngine:
                 self._stream_analysis(request, lines, stdout)
 
     # ------------------------------------------------------------------- analysis
-    def _stream_analysis(self, request: _Analysis, lines: _LineQueue, stdout: TextIO) -> None:
-        state = self._state_for(request.colour or self._state.to_play)
+    def _stream_analysis(self, request: _Analysis, lines: LineQueue, stdout: TextIO) -> None:
+        state = self._board.state_for(request.colour or self._board.state.to_play)
         size = state.size
         analyze = analysis_hook(self.agent)
 
@@ -340,12 +295,11 @@ class GtpEngine:
         size = _parse_int(args[0])
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpFailure("unacceptable size")
-        self._rules = dataclasses.replace(self._rules, size=size)
-        self._reset()
+        self._board = GtpBoard(dataclasses.replace(self._board.rules, size=size))
         return ""
 
     def _clear_board(self, args: list[str]) -> str:
-        self._reset()
+        self._board = GtpBoard(self._board.rules)
         return ""
 
     def _komi(self, args: list[str]) -> str:
@@ -357,8 +311,7 @@ class GtpEngine:
             raise GtpFailure("syntax error") from None
         if not math.isfinite(komi):
             raise GtpFailure("syntax error")
-        self._rules = dataclasses.replace(self._rules, komi=komi)
-        self._replay(self._setup, self._first, self._moves)
+        self._board = self._board.with_rules(dataclasses.replace(self._board.rules, komi=komi))
         return ""
 
     def _play_command(self, args: list[str]) -> str:
@@ -372,40 +325,38 @@ class GtpEngine:
         colour = self._one_colour(args)
         move = self._choose(colour)
         self._play(colour, move)
-        return to_gtp(move, self._rules.size)
+        return to_gtp(move, self._board.rules.size)
 
     def _reg_genmove(self, args: list[str]) -> str:
-        return to_gtp(self._choose(self._one_colour(args)), self._rules.size)
+        return to_gtp(self._choose(self._one_colour(args)), self._board.rules.size)
 
     def _genmove_cleanup(self, args: list[str]) -> str:
         colour = self._one_colour(args)
         move = self._choose(colour)
-        if move == self._state.pass_move:
-            move = self._cleanup_move(self._state_for(colour))
+        if move == self._board.state.pass_move:
+            move = self._cleanup_move(self._board.state_for(colour))
         self._play(colour, move)
-        return to_gtp(move, self._rules.size)
+        return to_gtp(move, self._board.rules.size)
 
     def _undo_command(self, args: list[str]) -> str:
-        if not self._undo:
+        if not self._board.undo():
             raise GtpFailure("cannot undo")
-        self._state = self._undo.pop()
-        self._moves.pop()
         return ""
 
     def _fixed_handicap(self, args: list[str]) -> str:
         stones = self._handicap_count(args)
         try:
-            points = fixed_handicap_points(self._rules.size, stones)
+            points = fixed_handicap_points(self._board.rules.size, stones)
         except ValueError:
             raise GtpFailure("invalid number of stones") from None
         return self._place_handicap(points)
 
     def _place_free_handicap(self, args: list[str]) -> str:
         stones = self._handicap_count(args)
-        top = max_handicap(self._rules.size)
+        top = max_handicap(self._board.rules.size)
         if stones < 2 or top < 2:
             raise GtpFailure("invalid number of stones")
-        return self._place_handicap(fixed_handicap_points(self._rules.size, min(stones, top)))
+        return self._place_handicap(fixed_handicap_points(self._board.rules.size, min(stones, top)))
 
     def _set_free_handicap(self, args: list[str]) -> str:
         if not self._board_empty():
@@ -413,16 +364,16 @@ class GtpEngine:
         points = []
         for token in args:
             move = self._parse_vertex(token)
-            if move == self._rules.size**2 or move in points:
+            if move == self._board.rules.size**2 or move in points:
                 raise GtpFailure("bad vertex list")
             points.append(move)
-        if not 2 <= len(points) < self._rules.size**2:
+        if not 2 <= len(points) < self._board.rules.size**2:
             raise GtpFailure("bad vertex list")
         self._place_handicap(points)
         return ""
 
     def _final_score(self, args: list[str]) -> str:
-        state = self._state
+        state = self._board.state
         return result_string(score_without(state, self._dead(state)))
 
     def _final_status_list(self, args: list[str]) -> str:
@@ -431,17 +382,17 @@ class GtpEngine:
         status = args[0].lower()
         if status == "seki":
             return ""
-        dead = set(self._dead(self._state))
-        size = self._rules.size
+        dead = set(self._dead(self._board.state))
+        size = self._board.rules.size
         rows = [
             " ".join(to_gtp(p, size) for p in chain)
-            for chain in chains(self._state)
+            for chain in chains(self._board.state)
             if (chain[0] in dead) == (status == "dead")
         ]
         return "\n".join(rows)
 
     def _showboard(self, args: list[str]) -> str:
-        state = self._state
+        state = self._board.state
         return (
             f"\n{state.to_ascii()}\n"
             f"Black (X) has captured {state.captures(Color.BLACK)} stones\n"
@@ -484,40 +435,22 @@ class GtpEngine:
             first = record.to_play
         else:
             first = Color.WHITE if record.handicap >= 2 else Color.BLACK
-        saved = (
-            self._rules,
-            self._setup,
-            self._first,
-            list(self._moves),
-            list(self._undo),
-            self._state,
-        )
+        rules = dataclasses.replace(self._board.rules, size=record.size, komi=record.komi)
+        setup = (record.setup_black, record.setup_white)
         try:
-            self._rules = dataclasses.replace(self._rules, size=record.size, komi=record.komi)
-            self._replay((list(record.setup_black), list(record.setup_white)), first, moves)
-        except (GtpFailure, ValueError) as exc:
+            board = GtpBoard(rules, setup, first, moves)
+        except (IllegalMoveError, ValueError) as exc:
             log.warning("loadsgf %s: cannot replay: %s", args[0], exc)
-            (self._rules, self._setup, self._first, self._moves, self._undo, self._state) = saved
             raise GtpFailure("cannot load file") from None
+        self._board = board
         return ""
 
     def _printsgf(self, args: list[str]) -> str:
         if len(args) > 1:
             raise GtpFailure("syntax error")
-        black, white = self._setup
-        record = GameRecord(
-            size=self._rules.size,
-            komi=float(self._rules.komi),
-            rules=rules_name(self._rules),
-            handicap=len(black) if black and not white else 0,
-            black=None,
-            white=None,
-            setup_black=list(black),
-            setup_white=list(white),
-            moves=list(self._moves),
-            result=self._final_score([]) if self._state.is_over else None,
-            properties={"AP": [f"gomcts:{_package_version()}"]},
-        )
+        result = self._final_score([]) if self._board.state.is_over else None
+        record = self._board.record(result)
+        record.properties["AP"] = [f"gomcts:{_package_version()}"]
         text = dump_sgf(record).rstrip("\n")
         if args:
             try:
@@ -531,11 +464,11 @@ class GtpEngine:
     # ------------------------------------------------------------------- helpers
     def _parse_vertex(self, token: str) -> int:
         if token.lower() == "pass":
-            return self._rules.size**2
+            return self._board.rules.size**2
         if not _VERTEX.match(token):
             raise GtpFailure("syntax error")
         try:
-            return from_gtp(token, self._rules.size)
+            return from_gtp(token, self._board.rules.size)
         except ValueError:
             raise GtpFailure("illegal move") from None  # well formed, but off this board
 
@@ -553,65 +486,22 @@ class GtpEngine:
         return stones
 
     def _board_empty(self) -> bool:
-        return not self._moves and not np.any(self._state.board)
+        return self._board.is_empty()
 
     def _place_handicap(self, points: list[int]) -> str:
-        self._replay((list(points), []), Color.WHITE, [])
-        return " ".join(to_gtp(p, self._rules.size) for p in points)
-
-    def _reset(self) -> None:
-        self._replay(([], []), Color.BLACK, [])
-
-    def _initial_state(self) -> GoState:
-        black, white = self._setup
-        if not black and not white and self._first == Color.BLACK:
-            return GoState(self._rules)
-        n = self._rules.size
-        cells = ["."] * (n * n)
-        for p in black:
-            cells[p] = "X"
-        for p in white:
-            cells[p] = "O"
-        text = "\n".join("".join(cells[r * n : (r + 1) * n]) for r in range(n))
-        return GoState.from_ascii(text, self._rules, to_play=self._first)
-
-    def _replay(
-        self, setup: tuple[list[int], list[int]], first: Color, moves: Sequence[tuple[Color, int]]
-    ) -> None:
-        """Start from ``setup`` with ``first`` to play and play ``moves`` (undo kept)."""
-        self._setup = (list(setup[0]), list(setup[1]))
-        self._first = first
-        self._state = self._initial_state()
-        self._moves = []
-        self._undo = []
-        for colour, move in list(moves):
-            self._play(colour, move)
-
-    def _state_for(self, colour: Color) -> GoState:
-        """The current state, or the current board with ``colour`` to move when needed."""
-        state = self._state
-        if state.to_play == colour and not state.is_over:
-            return state
-        return GoState.from_ascii(
-            state.to_ascii(), dataclasses.replace(state.rules, handicap=0), to_play=colour
-        )
+        self._board = GtpBoard(self._board.rules, (points, []), Color.WHITE)
+        return " ".join(to_gtp(p, self._board.rules.size) for p in points)
 
     def _play(self, colour: Color, move: int) -> None:
-        base = self._state_for(colour)
-        new = base.clone()
         try:
-            new.play(move)
+            self._board.play(colour, move)
         except IllegalMoveError as exc:
-            log.info(
-                "illegal move %s %s: %s", colour.name, to_gtp(move, new.size), exc.reason.value
-            )
+            size = self._board.rules.size
+            log.info("illegal move %s %s: %s", colour.name, to_gtp(move, size), exc.reason.value)
             raise GtpFailure("illegal move") from None
-        self._undo.append(self._state)
-        self._moves.append((colour, move))
-        self._state = new
 
     def _choose(self, colour: Color) -> int:
-        state = self._state_for(colour)
+        state = self._board.state_for(colour)
         if state.is_over:  # e.g. the move cap reached even from this position
             return state.pass_move
         observation = {
