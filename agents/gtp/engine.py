@@ -119,7 +119,7 @@ class GtpEngine:
         >>> engine = GtpEngine(RandomAgent())
         >>> engine.handle("1 boardsize 9")
         '=1 \n\n'
-        >>> engine.handle("play black Z9")
+        >>> engine.handle("play black I5")
         '? syntax error\n\n'
     """
 
