@@ -453,18 +453,29 @@ def iter_games(
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=running.__getitem__):
-                    running.pop(future)
-                    record(future.result())
+                    record(_outcome(future, running.pop(future)))
                 yield from in_order()
         finally:
             for future in running:
                 future.cancel()
-            for future in running:  # games already running: finish and keep them
+            for future, index in running.items():  # games already running: keep them
                 if not future.cancelled():
                     try:
-                        record(future.result())
-                    except Exception as exc:  # the match is over anyway
-                        log.warning("a game still running at the stop failed: %s", exc)
+                        record(_outcome(future, index))
+                    except BaseException as exc:  # the match is stopping anyway
+                        log.warning("game %d, still running at the stop, failed: %s", index, exc)
+
+
+def _outcome(future: Future[GameOutcome], index: int) -> GameOutcome:
+    """The result of a worker's game; a dead worker becomes an :class:`ArenaError`."""
+    try:
+        return future.result()
+    except ArenaError:
+        raise
+    except Exception as exc:  # e.g. BrokenProcessPool when a worker was killed
+        raise ArenaError(
+            f"game {index}: the worker process failed: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 @dataclass
