@@ -18,4 +18,5 @@ lint:
 
 bench:
 	@bash scripts/bootstrap.sh
-	.venv/bin/python benchmarks/run_all.py
+	.venv/bin/python -c "import pyspiel, pygame" 2>/dev/null || .venv/bin/python -m pip install -q -e ".[agents,bench]"
+	.venv/bin/python benchmarks/run_all.py $(BENCH_ARGS)
