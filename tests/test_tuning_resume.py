@@ -1,0 +1,151 @@
+"""Interrupted studies continue where they stopped; no finished game or trial is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from optuna.trial import TrialState
+
+from go_env.rules import Rules
+from tuning.search_spaces import make_space
+from tuning.study import StudyConfig, load_study, run_study
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def game_lines(path: Path) -> list[str]:
+    return path.read_text().splitlines()[1:] if path.exists() else []
+
+
+def wait_for_games(path: Path, count: int, proc: subprocess.Popen, timeout: float = 90) -> None:
+    end = time.monotonic() + timeout
+    while len(game_lines(path)) < count:
+        assert proc.poll() is None, f"the study stopped early:\n{proc.communicate()[0]}"
+        assert time.monotonic() < end, "no games were recorded in time"
+        time.sleep(0.02)
+
+
+def tune(out: Path) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        "-m",
+        "tuning.tune_cli",
+        "monotone",
+        "--size",
+        "5",
+        "--komi",
+        "0.5",
+        "--agent",
+        "mcts:sims=64",
+        "--d",
+        "2",
+        "--trials",
+        "2",
+        "--startup-trials",
+        "5",
+        "--games",
+        "16",
+        "--batch",
+        "2",
+        "--no-prune",
+        "--verify-games",
+        "0",
+        "--out",
+        str(out),
+    ]
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def test_killed_and_stopped_workers_resume_without_losing_games(tmp_path: Path) -> None:
+    games = tmp_path / "games" / "monotone-5x5-n64"
+    # 1. killed without warning (SIGKILL) during trial 0: the trial is left RUNNING
+    first = tune(tmp_path)
+    wait_for_games(games / "trial-00000.jsonl", 3, first)
+    first.kill()
+    first.wait()
+    kept = game_lines(games / "trial-00000.jsonl")
+    assert 3 <= len(kept) < 16
+    # 2. the next run sees the dead worker, retries trial 0 from its games, and is stopped
+    #    politely (SIGTERM) during the following trial, which queues itself again
+    second = tune(tmp_path)
+    wait_for_games(games / "trial-00002.jsonl", 3, second)
+    second.send_signal(signal.SIGTERM)
+    output = second.communicate(timeout=60)[0]
+    assert second.returncode == 130, output
+    assert "its worker (pid" in output and "interrupted" in output
+    # 3. the last run finishes the study
+    third = tune(tmp_path)
+    output = third.communicate(timeout=120)[0]
+    assert third.returncode == 0, output
+
+    config = StudyConfig(
+        space=make_space("monotone", d=2),
+        agent="mcts:sims=64",
+        rules=Rules(size=5, komi=0.5),
+        games=16,
+        batch=2,
+        prune=False,
+        startup_trials=5,
+        out=tmp_path,
+        verify_games=0,
+    )
+    trials = load_study(config).trials
+    states = [t.state for t in trials]
+    assert states == [TrialState.FAIL, TrialState.COMPLETE, TrialState.FAIL, TrialState.COMPLETE]
+    assert trials[2].user_attrs["interrupted"] is True
+    for failed, retry in ((trials[0], trials[1]), (trials[2], trials[3])):
+        assert retry.params == failed.params
+        assert retry.user_attrs["origin"] == failed.number
+        assert retry.user_attrs["retry_of"] == failed.number
+        assert retry.user_attrs["games"] == 16
+        lines = game_lines(games / f"trial-{failed.number:05d}.jsonl")
+        indices = [json.loads(line)["index"] for line in lines]
+        assert sorted(indices) == list(range(16))  # every game once: none replayed
+        assert retry.value == sum(json.loads(line)["score_a"] for line in lines) / 16
+    assert game_lines(games / "trial-00000.jsonl")[: len(kept)] == kept  # kept, not rewritten
+    assert not (games / "trial-00001.jsonl").exists()
+    assert not (games / "trial-00003.jsonl").exists()
+
+
+def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:
+    config = StudyConfig(
+        space=make_space("softmax", d=2),
+        agent="mcts:sims=8",
+        rules=Rules(size=5, komi=0.5),
+        games=4,
+        batch=2,
+        trials=1,
+        startup_trials=3,
+        out=tmp_path,
+        verify_games=0,
+        heartbeat_interval=1,
+        grace_period=1,
+    )
+    study = load_study(config)
+    with warnings.catch_warnings():  # "heartbeat is supposed to be used with optimize": yes
+        warnings.simplefilter("ignore", UserWarning)
+        lost = study.ask()  # a worker on another machine that died during this trial
+    config.space.suggest(lost)
+    lost.set_user_attr("worker", {"host": "another-machine", "pid": 1, "start": None})
+    study._storage.record_heartbeat(lost._trial_id)
+    time.sleep(2.5)
+    lines: list[str] = []
+    run_study(config, progress=lines.append, outputs=False)
+    first, retry = load_study(config).trials
+    assert first.state == TrialState.FAIL and retry.state == TrialState.COMPLETE
+    assert retry.params == first.params and retry.user_attrs["origin"] == 0
+    assert any("no heartbeat" in line for line in lines)

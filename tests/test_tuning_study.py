@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.samplers import GPSampler
+from optuna.trial import TrialState
+
+from agents.plugins import PluginError
+from agents.registry import agent_config
+from go_env.rules import Rules
+from tuning.results import ResultsFile
+from tuning.search_spaces import make_space
+from tuning.study import (
+    StudyConfig,
+    StudyIdentityError,
+    TrialSeededSampler,
+    load_study,
+    run_study,
+)
+
+RULES = Rules(size=5, komi=0.5)
+
+
+def tiny(out: Path, **changes) -> StudyConfig:
+    fields = dict(
+        space=make_space("monotone", d=2),
+        agent="mcts:sims=8",
+        rules=RULES,
+        games=4,
+        batch=2,
+        trials=5,
+        startup_trials=3,
+        seed=11,
+        out=out,
+        verify_games=4,
+        verify_workers=1,
+        heartbeat_interval=None,
+    )
+    fields.update(changes)
+    return StudyConfig(**fields)
+
+
+def results_file(config: StudyConfig, number: int) -> Path:
+    return config.objective_config().results_file(number)
+
+
+def games_in(path: Path) -> list[int]:
+    return [json.loads(line)["index"] for line in path.read_text().splitlines()[1:]]
+
+
+def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
+    config = tiny(tmp_path)
+    lines: list[str] = []
+    report = run_study(config, progress=lines.append)
+    study = load_study(config)
+    assert isinstance(study.sampler, GPSampler)
+    trials = study.trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 5
+    # the start-up trials are uniform; from then on the GP proposes the points
+    assert all("gp:relative_params:0" not in t.system_attrs for t in trials[:3])
+    assert all("gp:relative_params:0" in t.system_attrs for t in trials[3:])
+    for t in trials:
+        assert t.user_attrs["games"] == 4 and games_in(results_file(config, t.number)) == [
+            0,
+            1,
+            2,
+            3,
+        ]
+        assert t.value == t.user_attrs["points"] / 4
+        assert t.intermediate_values.keys() == {2, 4}
+        assert -10 <= t.params["g0"] <= 10
+    assert any("best" in line and "trial 4" in line for line in lines)
+    # outputs: a parameter file that the backup loads, the plots, the verification match
+    best = max(trials, key=lambda t: (t.value, -t.number))
+    assert report.best["number"] == best.number
+    best_file = Path(report.best_file)
+    spec = f'mcts:sims=8,backup="monotone:{best_file}"'
+    assert list(agent_config(spec).backup_strategy().g) == [best.params[f"g{j}"] for j in range(3)]
+    for plot in (report.profile_plot, report.history_plot):
+        assert Path(plot).stat().st_size > 10_000
+    assert report.verification["games"] == 4
+    assert 0 <= report.verification["ci95"][0] <= report.verification["winrate"] <= 1
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["best"]["number"] == best.number
+    assert "best trial" in report.format() and "95% Wilson interval" in report.format()
+    # the same command again: nothing to do; one more trial: exactly one more
+    run_study(config, progress=None, outputs=False)
+    assert len(load_study(config).trials) == 5
+    run_study(tiny(tmp_path, trials=6), progress=None, outputs=False)
+    again = load_study(config).trials
+    assert len(again) == 6 and [t.value for t in again[:5]] == [t.value for t in trials]
+
+
+def test_clear_losers_are_completed_with_their_running_winrate(tmp_path: Path) -> None:
+    config = tiny(
+        tmp_path,
+        agent="mcts:sims=2",
+        baseline="mcts:sims=64",
+        games=12,
+        batch=4,
+        prune_z=1.0,
+        prune_min_games=4,
+        trials=2,
+        startup_trials=5,
+        verify_games=0,
+    )
+    run_study(config, progress=None)
+    trials = load_study(config).trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 2  # none left PRUNED
+    for t in trials:
+        assert t.user_attrs["stopped_early"] is True
+        games = t.user_attrs["games"]
+        assert games < 12 and games % 4 == 0
+        assert t.value == t.user_attrs["points"] / games
+        assert t.user_attrs["ci_high"] < 0.5 or games >= 4
+        assert len(games_in(results_file(config, t.number))) == games
+
+
+def test_start_up_points_depend_on_seed_and_trial_number_only() -> None:
+    def points(seed: int, skip: int) -> list[float]:
+        """Points of trials 0..4 when the first ``skip`` come from elsewhere (a resumed study)."""
+        study = optuna.create_study(sampler=TrialSeededSampler(seed))
+        for _ in range(skip):
+            study.enqueue_trial({"x": 0.5})
+        study.optimize(lambda t: t.suggest_float("x", -1, 1), n_trials=5)
+        return [t.params["x"] for t in study.trials]
+
+    first = points(5, 0)
+    assert first == points(5, 0) and len(set(first)) == 5
+    assert points(5, 2)[2:] == first[2:]
+    assert points(6, 0) != first
+
+
+def test_other_settings_under_the_same_name_are_refused(tmp_path: Path) -> None:
+    load_study(tiny(tmp_path))
+    with pytest.raises(StudyIdentityError, match=r"games: stored 4, now 6"):
+        load_study(tiny(tmp_path, games=6))
+    load_study(tiny(tmp_path, games=6, study_name="other"))  # a new name is a new study
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"games": 5}, "games must be even"),
+        ({"batch": 3}, "batch must be even"),
+        ({"agent": "random"}, "no 'sims' and 'backup' parameters"),
+        ({"agent": "mcts:sims=0"}, "sims must be an int >= 1"),
+        ({"trials": -1}, "trials must be an int >= 0"),
+    ],
+)
+def test_bad_study_settings(tmp_path: Path, changes: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        tiny(tmp_path, **changes)
+
+
+def test_unknown_baseline_agent(tmp_path: Path) -> None:
+    with pytest.raises(PluginError, match="unknown agent 'nosuchagent'"):
+        tiny(tmp_path, baseline="nosuchagent")
+
+
+def test_results_file_header_matches_the_trial_match(tmp_path: Path) -> None:
+    config = tiny(tmp_path)
+    objective = config.objective_config()
+    params = {"g0": 0.0, "g1": 1.0, "g2": 2.0}
+    match = objective.match(params, 3)
+    assert match.agent_a == 'mcts:sims=8,backup="monotone:g=[0.0,1.0,2.0]"'
+    assert match.agent_b == "mcts:sims=8" and match.seed != objective.match(params, 4).seed
+    assert ResultsFile(objective.results_file(3), match.identity()).load() == {}

@@ -1,0 +1,540 @@
+"""Optuna studies that tune the Monotone or Softmax MCTS backup by arena winrate.
+
+Python API (the ``gomcts tune`` command builds the same :class:`StudyConfig` and calls the
+same :func:`run_study`)::
+
+    from go_env.rules import Rules
+    from tuning.search_spaces import make_space
+    from tuning.study import StudyConfig, run_study
+
+    config = StudyConfig(space=make_space("softmax"), agent="mcts:sims=150",
+                         rules=Rules(size=7, komi=9), games=60, trials=25, out="runs/sm7")
+    report = run_study(config)
+    print(report.format())
+
+A study is identified by its name in its storage (:mod:`tuning.storage`; default the SQLite
+file ``<out>/study.db``). Everything that decides its trials (space, agents, rules, games,
+seed...) is stored with it; running the same command again continues it, and a command with
+other settings under the same name is refused. ``trials`` is the number of finished
+(COMPLETE) trials the study should reach, counted over all workers: start as many workers as
+you like (here, or on other machines sharing a PostgreSQL URL) and each stops once the study
+has enough.
+
+Sampling: Optuna's ``GPSampler`` (Matérn-5/2 GP, log expected improvement; ``qLogEI`` over
+the trials still running when there are several workers), seeded with the study seed. Its
+first ``startup_trials`` points come from :class:`TrialSeededSampler`, uniform in the box and
+seeded by ``(study seed, trial number)``: a resumed study or a second worker never repeats
+a point, and a study run by one worker from start to end is reproducible.
+
+Crashes: a trial interrupted by Ctrl-C or SIGTERM queues itself again (same parameters, same
+seed, same results file) before it stops. A worker that dies without a word leaves its trial
+RUNNING; the next worker on the same machine sees that its process is gone, and on any
+machine Optuna's heartbeat (database storages) marks it FAIL after ``grace_period`` seconds;
+either way it is queued again. No finished game is played twice (see
+:mod:`tuning.objective`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution, FloatDistribution
+from optuna.samplers import BaseSampler, GPSampler, RandomSampler
+from optuna.trial import FrozenTrial, TrialState
+
+from agents.registry import agent_config, agent_spec
+from go_env.rules import Rules
+from tuning.objective import (
+    PRUNE_Z,
+    Objective,
+    ObjectiveConfig,
+    WilsonPruner,
+    describe_best,
+    process_alive,
+    retry_trial,
+)
+from tuning.search_spaces import SearchSpace
+from tuning.storage import hide_password, open_storage, storage_url
+
+__all__ = [
+    "IDENTITY_KEY",
+    "StudyConfig",
+    "StudyIdentityError",
+    "TrialSeededSampler",
+    "load_study",
+    "optimize",
+    "recover_dead_trials",
+    "run_study",
+]
+
+IDENTITY_KEY = "gomcts_study"
+"""User attribute of a study holding the settings that decide its trials."""
+
+Progress = Callable[[str], None]
+
+
+class StudyIdentityError(ValueError):
+    """A study of this name exists in the storage with other settings."""
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudyConfig:
+    """A tuning study.
+
+    Args:
+        space: What is searched (:func:`tuning.search_spaces.make_space`).
+        agent: Base agent; the candidate is this agent with the trial's backup (and ``c``).
+        baseline: Opponent; default the base agent with the standard mean backup.
+        rules: Rules of every game.
+        games: Games per trial, an even number (pairs with colours swapped).
+        batch: Games between two reports to the pruner (even).
+        prune: Stop clear losers early and complete them with their running winrate.
+        prune_z: Normal quantile of the pruner's upper Wilson bound (2.576: 99%).
+        prune_min_games: No pruning before this many games; default a quarter of ``games``
+            rounded up to a whole batch.
+        trials: COMPLETE trials the study should reach (over all workers).
+        startup_trials: Trials sampled uniformly before the GP takes over.
+        seed: The study seed (sampler and every match seed derive from it).
+        opening_moves: Random opening moves shared by the two games of a pair.
+        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
+        storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
+        out: Output folder (games, best parameters, plots, verification).
+        workers: Arena processes per trial (1: games run in the job's own process).
+        jobs: Worker processes that run trials in parallel on this machine.
+        heartbeat_interval: Seconds between heartbeats of a running trial (database storages).
+        grace_period: Seconds of silence after which a running trial is stale (default
+            ``2 * heartbeat_interval``).
+        max_retry: Retries of one interrupted trial.
+        verify_games: Games of the verification match of the best parameters (0: none).
+        verify_workers: Arena processes of the verification match (default: all cores).
+
+    Raises:
+        ValueError: For a setting out of range (the message says what is allowed).
+    """
+
+    space: SearchSpace
+    agent: str = "mcts:sims=100"
+    baseline: str | None = None
+    rules: Rules = field(default_factory=Rules)
+    games: int = 60
+    batch: int = 10
+    prune: bool = True
+    prune_z: float = PRUNE_Z
+    prune_min_games: int | None = None
+    trials: int = 20
+    startup_trials: int = 10
+    seed: int = 0
+    opening_moves: int = 2
+    study_name: str | None = None
+    storage: str | None = None
+    out: Path | str = Path("runs/tune")
+    workers: int = 1
+    jobs: int = 1
+    heartbeat_interval: int | None = 30
+    grace_period: int | None = None
+    max_retry: int = 3
+    verify_games: int = 400
+    verify_workers: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "out", Path(self.out))
+        _int("games", self.games, 2)
+        if self.games % 2:
+            raise ValueError(
+                f"games must be even (pairs of games with colours swapped), got {self.games}"
+            )
+        _int("batch", self.batch, 2)
+        if self.batch % 2:
+            raise ValueError(f"batch must be even (whole pairs), got {self.batch}")
+        _int("trials", self.trials, 0)
+        _int("startup_trials", self.startup_trials, 1)
+        _int("seed", self.seed, 0)
+        _int("opening_moves", self.opening_moves, 0)
+        _int("workers", self.workers, 1)
+        _int("jobs", self.jobs, 1)
+        _int("max_retry", self.max_retry, 0)
+        _int("verify_games", self.verify_games, 0)
+        if self.verify_games % 2:
+            raise ValueError(f"verify_games must be even, got {self.verify_games}")
+        if self.prune_min_games is not None:
+            _int("prune_min_games", self.prune_min_games, 2)
+        if not (isinstance(self.prune_z, (int, float)) and self.prune_z > 0):
+            raise ValueError(f"prune_z must be a positive number, got {self.prune_z!r}")
+        if self.heartbeat_interval is not None:
+            _int("heartbeat_interval", self.heartbeat_interval, 1)
+        config = agent_config(self.agent)
+        if not hasattr(config, "sims") or not hasattr(config, "backup"):
+            raise ValueError(
+                f"agent {self.agent!r} has no 'sims' and 'backup' parameters; "
+                "the tuned agent must be an MCTS agent such as 'mcts:sims=100'"
+            )
+        if self.baseline is not None:
+            agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
+        self.objective_config()  # checks that the candidate spec can be built
+
+    # ------------------------------------------------------------------ derived values
+    @property
+    def n_simulations(self) -> int:
+        """``N``, the simulations per move of the tuned agent (the knots span ``[0, N]``)."""
+        return int(agent_config(self.agent).sims)
+
+    @property
+    def baseline_spec(self) -> str:
+        """The opponent's spec (default: the base agent with the mean backup)."""
+        if self.baseline is not None:
+            return self.baseline
+        return agent_spec(dataclasses.replace(agent_config(self.agent), backup="mean"))
+
+    @property
+    def name(self) -> str:
+        """The study's name in its storage."""
+        if self.study_name:
+            return self.study_name
+        size = self.rules.size
+        return f"{self.space.name}-{size}x{size}-n{self.n_simulations}"
+
+    @property
+    def min_games(self) -> int:
+        """Games before the pruner may stop a trial."""
+        if self.prune_min_games is not None:
+            return self.prune_min_games
+        quarter = math.ceil(self.games / 4)
+        return min(self.games, math.ceil(quarter / self.batch) * self.batch)
+
+    @property
+    def out_dir(self) -> Path:
+        """The output folder."""
+        return Path(self.out)
+
+    @property
+    def games_dir(self) -> Path:
+        """Folder of the per-trial arena results files of this study."""
+        return self.out_dir / "games" / self.name
+
+    @property
+    def storage_url(self) -> str:
+        """The storage as a URL (``sqlite:///...``, ``journal:...``, ``postgresql://...``)."""
+        return storage_url(self.storage, self.out_dir)
+
+    def identity(self) -> dict[str, Any]:
+        """The settings that decide the trials (JSON-ready); stored with the study."""
+        return {
+            "space": self.space.identity(),
+            "agent": self.agent,
+            "baseline": self.baseline_spec,
+            "rules": {**dataclasses.asdict(self.rules), "ko": self.rules.ko.value},
+            "games": self.games,
+            "batch": self.batch,
+            "prune": self.prune,
+            "prune_z": self.prune_z,
+            "prune_min_games": self.min_games,
+            "startup_trials": self.startup_trials,
+            "seed": self.seed,
+            "opening_moves": self.opening_moves,
+        }
+
+    def objective_config(self) -> ObjectiveConfig:
+        """What each trial plays."""
+        config = ObjectiveConfig(
+            space=self.space,
+            agent=self.agent,
+            baseline=self.baseline_spec,
+            rules=self.rules,
+            games=self.games,
+            batch=self.batch,
+            prune=self.prune,
+            seed=self.seed,
+            opening_moves=self.opening_moves,
+            games_dir=self.games_dir,
+            workers=self.workers,
+            max_retry=self.max_retry,
+        )
+        config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
+        return config
+
+
+def _middle(dist: FloatDistribution) -> float:
+    low, high = dist.low, dist.high
+    return math.sqrt(low * high) if dist.log else (low + high) / 2
+
+
+def _int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+
+
+# ------------------------------------------------------------------------- sampling
+
+
+class TrialSeededSampler(BaseSampler):
+    """Uniform (log-uniform) sampling seeded by ``(seed, trial number, parameter)``.
+
+    Used for the GP's start-up trials: unlike a sampler with one random stream, it gives
+    trial ``k`` the same point whether the study ran in one go, was resumed, or is shared by
+    several workers, and two trials never get the stream of each other.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def infer_relative_search_space(
+        self, study: optuna.Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        """No relative sampling."""
+        return {}
+
+    def sample_relative(
+        self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        """No relative sampling."""
+        return {}
+
+    def sample_independent(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        """Draw ``param_name`` from a stream seeded by the trial number and the name."""
+        key = [self.seed, trial.number, *param_name.encode()]
+        seed = int(np.random.SeedSequence(key).generate_state(1)[0])
+        return RandomSampler(seed=seed).sample_independent(
+            study, trial, param_name, param_distribution
+        )
+
+
+def make_sampler(config: StudyConfig) -> GPSampler:
+    """The study's seeded ``GPSampler`` with :class:`TrialSeededSampler` start-up points."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return GPSampler(
+            seed=config.seed,
+            n_startup_trials=config.startup_trials,
+            independent_sampler=TrialSeededSampler(config.seed),
+            deterministic_objective=False,
+            warn_independent_sampling=False,
+        )
+
+
+# --------------------------------------------------------------------------- the study
+
+
+def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.Study:
+    """Open the study (creating it and its storage when new).
+
+    Raises:
+        tuning.storage.StorageError: When the storage cannot be opened.
+        StudyIdentityError: When a study of this name has other settings.
+    """
+    say = progress or (lambda _: None)
+
+    def on_stale(study: optuna.Study, trial: FrozenTrial) -> None:
+        retry_trial(study, trial, max_retry=config.max_retry, reason="no heartbeat", progress=say)
+
+    config.out_dir.mkdir(parents=True, exist_ok=True)
+    storage = open_storage(
+        config.storage,
+        default_dir=config.out_dir,
+        heartbeat_interval=config.heartbeat_interval,
+        grace_period=config.grace_period,
+        on_stale=on_stale,
+    )
+    pruner = WilsonPruner(z=config.prune_z, min_games=config.min_games)
+    study = optuna.create_study(
+        storage=storage,
+        study_name=config.name,
+        sampler=make_sampler(config),
+        pruner=pruner,
+        direction="maximize",
+        load_if_exists=True,
+    )
+    identity = config.identity()
+    stored = study.user_attrs.get(IDENTITY_KEY)
+    if stored is None:
+        study.set_user_attr(IDENTITY_KEY, identity)
+        study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
+    elif stored != identity:
+        keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
+        detail = "; ".join(f"{k}: stored {stored.get(k)!r}, now {identity.get(k)!r}" for k in keys)
+        raise StudyIdentityError(
+            f"study {config.name!r} in {hide_password(config.storage_url)} was created with "
+            f"other settings ({detail}); use the same settings to continue it, or another "
+            "--study-name (or storage) for a new study"
+        )
+    return study
+
+
+def recover_dead_trials(
+    study: optuna.Study, *, max_retry: int, progress: Progress | None = None
+) -> list[int]:
+    """Fail and queue again the RUNNING trials whose worker process on this host is gone.
+
+    Returns:
+        Numbers of the trials marked FAIL by this call.
+    """
+    host = socket.gethostname()
+    failed = []
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        owner = trial.user_attrs.get("worker")
+        if not owner or owner.get("host") != host or owner.get("pid") == os.getpid():
+            continue
+        if process_alive(owner):
+            continue
+        try:  # only one worker wins this update; it alone queues the retry
+            won = study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+        except optuna.exceptions.UpdateFinishedTrialError:
+            won = False
+        if won:
+            failed.append(trial.number)
+            retry_trial(
+                study,
+                trial,
+                max_retry=max_retry,
+                reason=f"its worker (pid {owner.get('pid')}) is gone",
+                progress=progress,
+            )
+    return failed
+
+
+def _heartbeat(study: optuna.Study) -> bool:
+    from optuna.storages._heartbeat import is_heartbeat_enabled
+
+    return is_heartbeat_enabled(study._storage)
+
+
+def optimize(
+    config: StudyConfig, *, progress: Progress | None = _say, poll_seconds: float = 2.0
+) -> optuna.Study:
+    """Run trials in this process until the study has ``config.trials`` COMPLETE trials.
+
+    Other workers may run trials of the same study at the same time. When the trials still
+    needed are all running elsewhere, this worker waits for them: they finish, or they turn
+    stale and come back as queued retries that it then runs.
+
+    Returns:
+        The study.
+    """
+    say = progress or (lambda _: None)
+    study = load_study(config, progress)
+    objective = Objective(config.objective_config(), progress)
+
+    def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
+        if trial.state == TrialState.COMPLETE:
+            games = trial.user_attrs.get("games", "?")
+            early = " (stopped early: clear loser)" if trial.user_attrs.get("stopped_early") else ""
+            say(
+                f"[{config.space.name}] trial {trial.number} done: winrate {trial.value:.3f} "
+                f"over {games} games{early} | {describe_best(study)}"
+            )
+
+    waited = False
+    while True:
+        recover_dead_trials(study, max_retry=config.max_retry, progress=progress)
+        if _heartbeat(study):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                optuna.storages.fail_stale_trials(study)
+        trials = study.get_trials(deepcopy=False)
+        count = {state: sum(t.state == state for t in trials) for state in TrialState}
+        if count[TrialState.COMPLETE] >= config.trials:
+            break
+        if count[TrialState.WAITING] == 0 and (
+            count[TrialState.COMPLETE] + count[TrialState.RUNNING] >= config.trials
+        ):
+            if not _heartbeat(study) and not _all_local(study):
+                say("the remaining trials run on other machines; this worker stops")
+                break
+            if not waited:
+                say(f"waiting for {count[TrialState.RUNNING]} running trial(s) of other workers")
+                waited = True
+            time.sleep(poll_seconds)
+            continue
+        waited = False
+        study.optimize(objective, n_trials=1, callbacks=[after_trial])
+    return study
+
+
+def _all_local(study: optuna.Study) -> bool:
+    host = socket.gethostname()
+    running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+    return all(t.user_attrs.get("worker", {}).get("host") == host for t in running)
+
+
+def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _job(config: StudyConfig, index: int) -> None:
+    """A study worker process (``jobs > 1``): trials until the study has enough."""
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    try:
+        optimize(config, progress=lambda line: print(f"[job {index}] {line}", flush=True))
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
+    """Run the study with ``config.jobs`` worker processes on this machine (or in-process)."""
+    if config.jobs == 1:
+        optimize(config, progress=progress)
+        return
+    load_study(config, progress)  # create it once, before the workers race to
+    context = multiprocessing.get_context("spawn")
+    procs = [
+        context.Process(target=_job, args=(config, i), name=f"gomcts-tune-job-{i}")
+        for i in range(config.jobs)
+    ]
+    for proc in procs:
+        proc.start()
+    try:
+        for proc in procs:
+            proc.join()
+    except KeyboardInterrupt:
+        for proc in procs:  # they got the same SIGINT; let them queue their trials again
+            proc.join(timeout=60)
+        raise
+    bad = [(i, p.exitcode) for i, p in enumerate(procs) if p.exitcode != 0]
+    if bad:
+        detail = ", ".join(f"job {i} exit code {code}" for i, code in bad)
+        raise RuntimeError(f"study workers failed ({detail}); see their output above")
+
+
+def run_study(
+    config: StudyConfig, *, progress: Progress | None = _say, outputs: bool = True
+) -> Any:
+    """Run the study to ``config.trials`` COMPLETE trials, then write its outputs.
+
+    Args:
+        config: The study.
+        progress: Receives progress lines (``None``: silent).
+        outputs: Write the best parameters, the plots and play the verification match.
+
+    Returns:
+        A :class:`tuning.study_outputs.StudyReport` (``None`` when ``outputs`` is off).
+    """
+    run_jobs(config, progress)
+    if not outputs:
+        return None
+    from tuning.study_outputs import finish_study
+
+    return finish_study(config, progress=progress)

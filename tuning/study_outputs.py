@@ -1,0 +1,393 @@
+"""What a finished study leaves behind: best parameters, plots and a verification match.
+
+In the study's output folder:
+
+* ``best-<backup>.json``: the best knot heights as a backup parameter file
+  (:mod:`agents.mcts.backups.params_io`), loadable as ``mcts:backup="monotone:FILE"``; its
+  ``meta`` holds the budget, board, study, trial, winrate and, when tuned, ``c``;
+* ``profile.png``: the weight function of the best trial (and, faintly, of the next best):
+  Monotone, the weight ``w(n)`` of the ``n``-th return relative to standard MCTS's
+  uniform weights, and the step size ``f(n)/F(n)`` against ``1/n``; Softmax, the
+  temperature ``τ(n)`` over the node's visit count;
+* ``history.png``: every trial's winrate with its 95% Wilson interval, trials stopped early
+  marked apart, and the best so far;
+* ``verify-trial<k>.jsonl``: the verification match of the best parameters (loaded from the
+  file above) against the baseline, resumable like every arena match;
+* ``summary.json``: all of this in numbers.
+
+The best trial is the one with the highest winrate among the trials that played all their
+games. Its winrate is biased upwards (it won a selection among noisy values); the
+verification match, with games the study never saw, is the honest estimate.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from agents.mcts.backups.params_io import write_params
+from tuning.arena import MatchConfig, MatchResult, run_match
+from tuning.objective import SEED_VERIFY, derive_seed, origin_of
+from tuning.search_spaces import SearchSpace
+from tuning.stats import wilson_interval
+from tuning.storage import hide_password
+from tuning.study import Progress, StudyConfig, load_study
+
+__all__ = [
+    "StudyReport",
+    "best_trial",
+    "finish_study",
+    "plot_history",
+    "plot_profile",
+    "ranked_trials",
+    "verify_best",
+    "write_best",
+]
+
+
+def _full(trial: FrozenTrial) -> bool:
+    return not trial.user_attrs.get("stopped_early", False)
+
+
+def ranked_trials(study: optuna.Study) -> list[FrozenTrial]:
+    """COMPLETE trials, best first: those that played all their games, by winrate, then the rest."""
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    return sorted(done, key=lambda t: (not _full(t), -(t.value or 0.0), t.number))
+
+
+def best_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The best COMPLETE trial (see the module docstring), ``None`` when there is none."""
+    ranked = ranked_trials(study)
+    return ranked[0] if ranked else None
+
+
+def write_best(config: StudyConfig, trial: FrozenTrial) -> Path:
+    """Write ``trial``'s parameters as ``<out>/best-<backup>.json``; return its path."""
+    space = config.space
+    meta: dict[str, Any] = {
+        "n_simulations": config.n_simulations,
+        "board_size": config.rules.size,
+        "komi": config.rules.komi,
+        "study": config.name,
+        "trial": trial.number,
+        "winrate": trial.value,
+        "games": trial.user_attrs.get("games"),
+        "ci95": [trial.user_attrs.get("ci_low"), trial.user_attrs.get("ci_high")],
+        "agent": trial.user_attrs.get("candidate"),
+        "baseline": config.baseline_spec,
+        "search_space": space.identity(),
+    }
+    if space.tune_c:
+        meta["c"] = trial.params["c"]
+    path = config.out_dir / f"best-{space.backup}.json"
+    return write_params(path, space.backup, space.backup_params(trial.params), meta=meta)
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_profile(
+    path: Path,
+    space: SearchSpace,
+    trials: list[FrozenTrial],
+    n_simulations: int,
+    *,
+    title: str = "",
+    others: int = 4,
+) -> Path:
+    """Plot the weight function of ``trials[0]`` (bold) and of up to ``others`` more (faint).
+
+    Args:
+        path: The PNG file.
+        space: The study's search space.
+        trials: Trials, best first.
+        n_simulations: ``N`` (the knots span ``[0, N]``).
+        title: Figure title.
+        others: How many trials after the first to draw faintly.
+    """
+    plt = _pyplot()
+    n = np.arange(n_simulations + 1)
+    shown = trials[: 1 + others]
+    if space.backup == "monotone":
+        fig, (ax_w, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
+        for rank, trial in reversed(list(enumerate(shown))):
+            f = space.profile(trial.params, n_simulations)[1:]
+            weights = f / f.mean()  # standard MCTS: every return weighs 1
+            steps = f / np.cumsum(f)
+            style = _style(rank, trial)
+            ax_w.plot(n[1:], weights, **style)
+            ax_s.plot(n[1:], steps, **style)
+        ax_w.axhline(1.0, color="black", linestyle="--", linewidth=1, label="standard MCTS")
+        ax_s.plot(
+            n[1:],
+            1.0 / n[1:],
+            color="black",
+            linestyle="--",
+            linewidth=1,
+            label="standard MCTS (1/n)",
+        )
+        ax_w.set(
+            yscale="log",
+            xlabel="visit index n of the return",
+            ylabel="relative weight w(n) = f(n) / mean f",
+            title="Monotone MCTS: weight of the n-th return",
+        )
+        ax_s.set(
+            yscale="log",
+            xlabel="visit count n",
+            ylabel="step size f(n) / F(n)",
+            title="Monotone MCTS: update step",
+        )
+        axes = [ax_w, ax_s]
+    else:
+        fig, ax = plt.subplots(figsize=(6.5, 4.2))
+        for rank, trial in reversed(list(enumerate(shown))):
+            tau = space.profile(trial.params, n_simulations)
+            ax.plot(n[1:], np.maximum(tau[1:], 1e-12), **_style(rank, trial))
+        ax.set(
+            yscale="log",
+            xlabel="visit count n of the node",
+            ylabel="temperature τ(n)",
+            title="Softmax MCTS: τ(n) (τ → 0: mean, τ → ∞: max)",
+        )
+        axes = [ax]
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _style(rank: int, trial: FrozenTrial) -> dict[str, Any]:
+    label = f"trial {trial.number}: {trial.value:.3f} ({trial.user_attrs.get('games', '?')} games)"
+    if rank == 0:
+        return {"color": "C3", "linewidth": 2.4, "label": "best, " + label, "zorder": 3}
+    colour = ("C0", "C1", "C2", "C4", "C5", "C6")[(rank - 1) % 6]
+    return {"color": colour, "linewidth": 1, "alpha": 0.6, "label": label}
+
+
+def plot_history(path: Path, study: optuna.Study, *, title: str = "") -> Path:
+    """Plot every COMPLETE trial's winrate with its 95% Wilson interval and the best so far."""
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
+    done = sorted(
+        study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)), key=lambda t: t.number
+    )
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for full, marker, colour, label in (
+        (True, "o", "C0", "all games"),
+        (False, "x", "C3", "stopped early (clear loser)"),
+    ):
+        group = [t for t in done if _full(t) == full]
+        if not group:
+            continue
+        x = [t.number for t in group]
+        y = np.array([t.value for t in group], dtype=float)
+        low = np.array(
+            [t.user_attrs.get("ci_low", v) for t, v in zip(group, y, strict=True)], dtype=float
+        )
+        high = np.array(
+            [t.user_attrs.get("ci_high", v) for t, v in zip(group, y, strict=True)], dtype=float
+        )
+        ax.errorbar(
+            x,
+            y,
+            yerr=[y - low, high - y],
+            fmt=marker,
+            color=colour,
+            alpha=0.8,
+            capsize=2,
+            linewidth=0.8,
+            label=label,
+        )
+    best, xs, ys = -math.inf, [], []
+    for t in done:
+        if _full(t) and t.value is not None and t.value > best:
+            best = t.value
+        if best > -math.inf:
+            xs.append(t.number)
+            ys.append(best)
+    if xs:
+        ax.step(xs, ys, where="post", color="C2", linewidth=1.8, label="best so far")
+    ax.axhline(0.5, color="black", linestyle="--", linewidth=1, label="baseline (0.5)")
+    ax.set(
+        xlabel="trial",
+        ylabel="winrate vs baseline (95% Wilson interval)",
+        title=title or f"optimisation history of {study.study_name}",
+        ylim=(0, 1),
+    )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def verify_best(
+    config: StudyConfig, trial: FrozenTrial, best_file: Path, *, progress: bool = True
+) -> MatchResult:
+    """Play the verification match: the parameters loaded from ``best_file`` vs the baseline.
+
+    Its seed derives from the study seed and the trial's origin with another purpose than
+    the trials' seeds, so none of its games was seen by the study.
+    """
+    space = config.space
+    candidate = space.candidate(
+        config.agent, trial.params, backup=f"{space.backup}:{best_file.resolve()}"
+    )
+    match = MatchConfig(
+        agent_a=candidate,
+        agent_b=config.baseline_spec,
+        games=config.verify_games,
+        rules=config.rules,
+        seed=derive_seed(config.seed, SEED_VERIFY, origin_of(trial)),
+        opening_moves=config.opening_moves,
+    )
+    results = config.out_dir / f"verify-trial{trial.number:05d}.jsonl"
+    return run_match(match, results=results, workers=config.verify_workers, progress=progress)
+
+
+@dataclass
+class StudyReport:
+    """The outcome of a study (``summary.json``).
+
+    Attributes:
+        study: Study name.
+        storage: Storage URL (password hidden).
+        trials: Counts of trials by state (and of those stopped early).
+        best: The best trial: number, winrate, games, interval, parameters, agent spec.
+        best_file: The best parameters file.
+        profile_plot: The weight-profile plot.
+        history_plot: The optimisation-history plot.
+        verification: The verification match: games, tally, winrate and Wilson interval
+            (``None`` when not played).
+    """
+
+    study: str
+    storage: str
+    trials: dict[str, int]
+    best: dict[str, Any] | None
+    best_file: str | None
+    profile_plot: str | None
+    history_plot: str | None
+    verification: dict[str, Any] | None
+
+    def format(self) -> str:
+        """A human-readable summary."""
+        lines = [
+            f"study {self.study} in {self.storage}",
+            "trials: " + ", ".join(f"{v} {k}" for k, v in self.trials.items() if v),
+        ]
+        if self.best is None:
+            lines.append("no trial has finished yet")
+            return "\n".join(lines)
+        b = self.best
+        params = ", ".join(f"{k}={v:.4g}" for k, v in b["params"].items())
+        lines += [
+            f"best trial {b['number']}: winrate {b['winrate']:.3f} over {b['games']} games "
+            f"[{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}] (selected among noisy trials: biased up)",
+            f"best parameters: {params}",
+            f"best parameters file: {self.best_file}",
+            f"best agent: {b['agent']}",
+        ]
+        v = self.verification
+        if v is not None:
+            lines.append(
+                f"verification: {v['games']} new games vs {v['baseline']}: winrate "
+                f"{v['winrate']:.3f}, 95% Wilson interval [{v['ci95'][0]:.3f}, "
+                f"{v['ci95'][1]:.3f}] (+{v['wins']} ={v['draws']} -{v['losses']})"
+            )
+        lines += [
+            f"weight-profile plot: {self.profile_plot}",
+            f"optimisation-history plot: {self.history_plot}",
+        ]
+        return "\n".join(lines)
+
+
+def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> StudyReport:
+    """Write the outputs of the study (see the module docstring) and return its report."""
+    study = load_study(config, progress)
+    all_trials = study.get_trials(deepcopy=False)
+    counts = {s.name.lower(): sum(t.state == s for t in all_trials) for s in TrialState}
+    ranked = ranked_trials(study)
+    counts["stopped_early"] = sum(not _full(t) for t in ranked)
+    report = StudyReport(
+        study=config.name,
+        storage=hide_password(config.storage_url),
+        trials=counts,
+        best=None,
+        best_file=None,
+        profile_plot=None,
+        history_plot=None,
+        verification=None,
+    )
+    out = config.out_dir
+    if ranked:
+        best = ranked[0]
+        title = (
+            f"{config.name}: {config.rules.size}x{config.rules.size}, "
+            f"N = {config.n_simulations} simulations per move"
+        )
+        best_file = write_best(config, best)
+        report.best_file = str(best_file)
+        report.best = {
+            "number": best.number,
+            "winrate": best.value,
+            "games": best.user_attrs.get("games"),
+            "ci95": [best.user_attrs.get("ci_low"), best.user_attrs.get("ci_high")],
+            "params": dict(best.params),
+            "agent": best.user_attrs.get("candidate"),
+        }
+        report.profile_plot = str(
+            plot_profile(
+                out / "profile.png", config.space, ranked, config.n_simulations, title=title
+            )
+        )
+        report.history_plot = str(plot_history(out / "history.png", study, title=title))
+        if config.verify_games:
+            if progress is not None:
+                progress(
+                    f"verification: {config.verify_games} games of the best parameters "
+                    f"(trial {best.number}) vs {config.baseline_spec}"
+                )
+            result = verify_best(config, best, best_file, progress=progress is not None)
+            tally = result.tally
+            low, high = wilson_interval(tally.points, tally.games)
+            report.verification = {
+                "games": tally.games,
+                "wins": tally.wins,
+                "draws": tally.draws,
+                "losses": tally.losses,
+                "winrate": tally.rate,
+                "ci95": [low, high],
+                "candidate": result.config.agent_a,
+                "baseline": result.config.agent_b,
+                "seed": result.config.seed,
+                "summary": result.summary(),
+            }
+    (out / "summary.json").write_text(
+        json.dumps(asdict(report), indent=2, default=str) + "\n", encoding="utf-8"
+    )
+    return report

@@ -1,0 +1,276 @@
+"""The ``gomcts tune`` command: an Optuna study of the Monotone or Softmax backup by winrate.
+
+Registered through the entry-point group ``gomcts.commands``. It builds a
+:class:`tuning.study.StudyConfig` from its options and calls :func:`tuning.study.run_study`,
+the same code path as the Python API. Examples::
+
+    gomcts tune monotone --size 7 --komi 9 --agent mcts:sims=150 --trials 25 --games 60
+    gomcts tune softmax --storage postgresql://optuna:secret@db:5432/optuna --verify-games 0
+    gomcts tune softmax --trials 0            # no more trials: outputs of the study so far
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from tuning.search_spaces import DEFAULT_D, SPACE_NAMES, make_space
+
+__all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``gomcts tune`` to ``parser``."""
+    from agents.cli import add_rules_arguments
+
+    parser.add_argument(
+        "space",
+        help=f"search space: {', '.join(SPACE_NAMES)}, optionally with "
+        "'+c' to tune the exploration constant too (e.g. softmax+c)",
+    )
+    study = parser.add_argument_group("search")
+    study.add_argument(
+        "--d",
+        type=int,
+        default=DEFAULT_D,
+        help=f"segments of g: d+1 knot heights g0..gd (default {DEFAULT_D})",
+    )
+    study.add_argument(
+        "--bounds",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=None,
+        help="box of every knot height (default [-10, 10] monotone, [-12, 2] softmax)",
+    )
+    study.add_argument(
+        "--tune-c", action="store_true", help="also tune the exploration constant c (log scale)"
+    )
+    study.add_argument(
+        "--c-bounds",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=None,
+        help="range of c when tuned (default 0.1 4)",
+    )
+    study.add_argument(
+        "--trials",
+        type=int,
+        default=20,
+        help="COMPLETE trials the study should reach, over all workers "
+        "(default 20; 0: only write the outputs)",
+    )
+    study.add_argument(
+        "--startup-trials",
+        type=int,
+        default=10,
+        help="uniform random trials before the GP takes over (default 10)",
+    )
+    study.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
+    match = parser.add_argument_group("games")
+    match.add_argument(
+        "--agent",
+        default="mcts:sims=100",
+        help="base agent spec; the candidate is it with the tuned backup (default mcts:sims=100)",
+    )
+    match.add_argument(
+        "--baseline",
+        default=None,
+        help="opponent spec (default: the base agent with the mean backup)",
+    )
+    add_rules_arguments(parser)
+    match.add_argument(
+        "--games",
+        type=int,
+        default=60,
+        help="games per trial, even: pairs with colours swapped (default 60)",
+    )
+    match.add_argument(
+        "--batch",
+        type=int,
+        default=10,
+        help="games between two reports to the pruner, even (default 10)",
+    )
+    match.add_argument("--no-prune", action="store_true", help="never stop a trial early")
+    match.add_argument(
+        "--prune-z",
+        type=float,
+        default=None,
+        help="quantile of the pruner's upper Wilson bound (default 2.576: 99%%)",
+    )
+    match.add_argument(
+        "--prune-min-games",
+        type=int,
+        default=None,
+        help="no pruning before this many games (default games/4, whole batches)",
+    )
+    match.add_argument(
+        "--opening-moves",
+        type=int,
+        default=2,
+        help="random opening moves shared by a pair of games (default 2)",
+    )
+    run = parser.add_argument_group("running")
+    run.add_argument("--out", default=None, help="output folder (default runs/<study name>)")
+    run.add_argument(
+        "--storage",
+        default=None,
+        help="study storage: a *.db / *.log file, sqlite:///PATH, journal:PATH or "
+        "postgresql://USER:PASSWORD@HOST:PORT/DB (default <out>/study.db)",
+    )
+    run.add_argument(
+        "--study-name",
+        default=None,
+        help="study name in the storage (default <space>-<size>x<size>-n<sims>)",
+    )
+    run.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes running trials in parallel here (default 1)",
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="arena processes per trial (default 1: games run in the job itself)",
+    )
+    run.add_argument(
+        "--heartbeat",
+        type=int,
+        default=30,
+        help="seconds between heartbeats of a running trial (default 30)",
+    )
+    run.add_argument(
+        "--grace",
+        type=int,
+        default=None,
+        help="seconds without heartbeat before a trial is retried (default 2x)",
+    )
+    run.add_argument(
+        "--max-retry", type=int, default=3, help="retries of one interrupted trial (default 3)"
+    )
+    run.add_argument(
+        "--verify-games",
+        type=int,
+        default=400,
+        help="games of the verification match of the best parameters (default 400; 0: none)",
+    )
+    run.add_argument(
+        "--verify-workers",
+        type=int,
+        default=None,
+        help="processes of the verification match (default: all cores)",
+    )
+    run.add_argument(
+        "--no-outputs",
+        action="store_true",
+        help="run trials only: no best file, plots or verification (extra workers)",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`tuning.study.StudyConfig` the options describe.
+
+    Raises:
+        ValueError: For a bad option (unknown space, reversed bounds...).
+    """
+    from pathlib import Path
+
+    from agents.cli import rules_from_args
+    from tuning.objective import PRUNE_Z
+    from tuning.study import StudyConfig
+
+    space = make_space(
+        args.space, d=args.d, bounds=args.bounds, tune_c=args.tune_c, c_bounds=args.c_bounds
+    )
+    fields: dict[str, Any] = {
+        "space": space,
+        "agent": args.agent,
+        "baseline": args.baseline,
+        "rules": rules_from_args(args),
+        "games": args.games,
+        "batch": args.batch,
+        "prune": not args.no_prune,
+        "prune_z": PRUNE_Z if args.prune_z is None else args.prune_z,
+        "prune_min_games": args.prune_min_games,
+        "trials": args.trials,
+        "startup_trials": args.startup_trials,
+        "seed": args.seed,
+        "opening_moves": args.opening_moves,
+        "study_name": args.study_name,
+        "storage": args.storage,
+        "workers": args.workers,
+        "jobs": args.jobs,
+        "heartbeat_interval": args.heartbeat or None,
+        "grace_period": args.grace,
+        "max_retry": args.max_retry,
+        "verify_games": args.verify_games,
+        "verify_workers": args.verify_workers,
+    }
+    config = StudyConfig(**fields)
+    out = Path(args.out) if args.out else Path("runs") / config.name
+    return StudyConfig(**fields, out=out)
+
+
+def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``gomcts tune``; returns the exit status."""
+    from tuning.study import run_study
+    from tuning.study_outputs import finish_study
+
+    config = config_from_args(args)
+    progress = None if args.quiet else (lambda line: print(line, flush=True))
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    if progress is not None:
+        progress(
+            f"study {config.name}: {config.space.name} (d={config.space.d}, bounds "
+            f"{list(config.space.box)}), {config.trials} trials of {config.games} games, "
+            f"{config.rules.size}x{config.rules.size}, candidate {config.agent} vs "
+            f"{config.baseline_spec}; output in {config.out_dir}"
+        )
+    try:
+        run_study(config, progress=progress, outputs=False)
+    except KeyboardInterrupt:
+        print("interrupted: run the same command again to continue the study", file=sys.stderr)
+        return 130
+    if args.no_outputs:
+        return 0
+    report = finish_study(config, progress=progress)
+    print(report.format(), flush=True)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tune`` subcommand (entry point of the group ``gomcts.commands``)."""
+    parser = subparsers.add_parser(
+        "tune",
+        help="tune the Monotone or Softmax backup with an Optuna study (arena winrate)",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Documentation: docs/tuning.md",
+    )
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``gomcts tune ARGS`` (the CLI's own error handling included)."""
+    from agents.cli import main as gomcts_main
+
+    return gomcts_main(["tune", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
