@@ -125,7 +125,8 @@ class GoState:
         self._s: np.ndarray = core.new_state(self._rules.size)
         self._history: list[tuple[Color, int]] = []
         self._mask: np.ndarray | None = None
-        rows = self._rules.move_limit + 1  # the start position and one per move
+        # The start position and one per move; a long cap grows the history only when used.
+        rows = min(self._rules.move_limit, 2 * self.pass_move) + 1
         self._boards = np.zeros((rows, self.pass_move), dtype=np.int8)
         self._table = new_table(rows)
         self._n_pos = 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_go import (
@@ -223,6 +224,39 @@ def test_reference_agreement_exercises_every_rule() -> None:
     ]:
         assert seen[needed] > 0, needed
     assert seen[("simple", "superko")] == 0
+
+
+@pytest.mark.parametrize(
+    ("size", "ko"), [(2, KoRule.SIMPLE), (3, KoRule.POSITIONAL), (3, KoRule.SITUATIONAL)]
+)
+def test_long_games_beyond_the_default_cap_agree_with_the_reference(size: int, ko: KoRule) -> None:
+    """Games far longer than 2*N*N moves: the history (boards, superko keys) keeps growing."""
+    rng = random.Random(size)
+    longest = 0
+    for _ in range(40):
+        state = GoState(Rules(size=size, ko=ko, suicide=True, max_moves=40 * size * size))
+        ref = reference_for(state)
+        clones = []
+        while not state.is_over:
+            move = pick(state.legal_moves(), state.pass_move, rng.randrange(2**20) | 1)
+            state.play(move)
+            ref.play(move)
+            assert state.legal_mask().tolist() == [
+                ref.illegal_reason(m) is None for m in range(state.pass_move + 1)
+            ]
+            if state.move_number % 7 == 0:
+                clones.append(state.clone())
+        depth = state.move_number + 2
+        for s in [state, *clones]:
+            fresh = GoState(s.rules)
+            for _, move in s.history:
+                fresh.play(move)
+            assert s.recent_boards(depth).tolist() == fresh.recent_boards(depth).tolist()
+            assert s.compiled().superko_keys.tolist() == fresh.compiled().superko_keys.tolist()
+        longest = max(longest, state.move_number)
+        if longest > 8 * size * size:
+            break
+    assert longest > 8 * size * size
 
 
 # --------------------------------------------------------------------------- clones

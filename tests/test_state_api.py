@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
@@ -446,3 +447,18 @@ def test_compiled_vector_is_a_copy() -> None:
     compiled = s.compiled()
     compiled.vector[:] = 0
     assert s.color_at(4) is Color.BLACK and s.to_play is Color.WHITE
+
+
+# ----------------------------------------------------------------------------- memory
+def test_a_huge_move_cap_allocates_nothing_up_front() -> None:
+    """A cap of a million moves must not reserve history for a million positions."""
+    tracemalloc.start()
+    try:
+        s = GoState(Rules(size=9, max_moves=1_000_000))
+        s.play(40)
+        clone = s.clone()
+        clone.play(41)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, f"{peak / 2**20:.0f} MiB"
