@@ -402,27 +402,61 @@ def test_random_playout_seeds_matter() -> None:
 
 
 # --------------------------------------------------------------------------- scoring
-@budget(150)
-@given(
-    st.integers(2, 9).flatmap(
-        lambda n: st.lists(st.sampled_from([0, 1, 2]), min_size=n * n, max_size=n * n)
-    )
-)
-def test_score_of_any_setup_position_matches_the_reference(cells: list[int]) -> None:
-    n = round(len(cells) ** 0.5)
+def setup_board(cells: list[int], n: int) -> list[int]:
+    """``cells`` without its chains that have no liberty (the others only gain liberties)."""
     board = list(cells)
-    for chain in chains(cells, n):  # drop chains without liberties: the rest gain liberties
+    for chain in chains(cells, n):
         if not liberties_of(cells, n, chain):
             for p in chain:
                 board[p] = EMPTY
+    return board
+
+
+def boards(max_size: int) -> st.SearchStrategy[list[int]]:
+    return st.integers(2, max_size).flatmap(
+        lambda n: st.lists(st.sampled_from([0, 1, 2]), min_size=n * n, max_size=n * n)
+    )
+
+
+@budget(150)
+@given(boards(9))
+def test_score_of_any_setup_position_matches_the_reference(cells: list[int]) -> None:
+    n = round(len(cells) ** 0.5)
+    board = setup_board(cells, n)
     text = "\n".join("".join(".XO"[c] for c in board[r * n : (r + 1) * n]) for r in range(n))
     state = GoState.from_ascii(text, Rules(size=n, komi=0.5))
     black, white = area(board, n)
     assert state.score() == black - white - 0.5
     assert state.zobrist == zobrist_of(state.board)
-    ref = RefGo(n, komi=0.5, board=board)
-    assert state.legal_moves().tolist() == ref.legal_moves()
     state.play(state.pass_move)
     state.play(state.pass_move)
     assert state.winner is (Color.BLACK if black > white else Color.WHITE)
     assert state.illegal_reason(0) is IllegalReason.GAME_OVER
+
+
+@budget(150)
+@given(
+    boards(7),
+    st.sampled_from([Color.BLACK, Color.WHITE]),
+    st.sampled_from(list(KoRule)),
+    st.booleans(),
+    st.integers(0, 60).flatmap(lambda k: st.lists(st.integers(0, 2**20), min_size=k, max_size=k)),
+)
+def test_games_from_any_setup_position_agree_with_the_reference(
+    cells: list[int], to_play: Color, ko: KoRule, suicide: bool, choices: list[int]
+) -> None:
+    """``from_ascii`` starts a game whose first position (and player) counts for superko."""
+    n = round(len(cells) ** 0.5)
+    board = setup_board(cells, n)
+    text = "\n".join("".join(".XO"[c] for c in board[r * n : (r + 1) * n]) for r in range(n))
+    state = GoState.from_ascii(text, Rules(size=n, ko=ko, suicide=suicide), to_play=to_play)
+    ref = reference_for(state)
+    assert ref.board == board and ref.to_play == to_play
+    assert_agrees(state, ref)
+    for choice in choices:
+        if state.is_over:
+            break
+        move = pick(state.legal_moves(), state.pass_move, choice)
+        state.play(move)
+        ref.play(move)
+        assert_agrees(state, ref)

@@ -659,3 +659,43 @@ def test_numpy_integers_are_moves(move: object) -> None:
     s.play(move)  # type: ignore[arg-type]
     assert s.history == ((Color.BLACK, 40),)
     assert type(s.history[0][1]) is int
+
+
+# ------------------------------------------------------------------------ Rules values
+def test_rules_defaults_and_move_limit() -> None:
+    rules = Rules()
+    assert (rules.size, rules.komi, rules.ko, rules.suicide) == (9, 7.5, KoRule.POSITIONAL, False)
+    assert (rules.max_moves, rules.handicap, rules.move_limit) == (None, 0, 162)
+    assert Rules(size=19, max_moves=5).move_limit == 5
+    assert Rules(ko="situational").ko is KoRule.SITUATIONAL  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"size": 9.0}, "size must be an int"),
+        ({"size": True}, "size must be an int"),
+        ({"komi": float("nan")}, "komi must be finite"),
+        ({"komi": float("inf")}, "komi must be finite"),
+        ({"komi": "7.5"}, "komi must be a number"),
+        ({"komi": True}, "komi must be a number"),
+        ({"ko": "super"}, "ko must be one of simple, positional, situational"),
+        ({"suicide": 1}, "suicide must be True or False"),
+        ({"max_moves": 0}, "max_moves must be a positive int or None"),
+        ({"max_moves": -5}, "max_moves must be a positive int"),
+        ({"max_moves": 10.0}, "max_moves must be a positive int"),
+        ({"max_moves": True}, "max_moves must be a positive int"),
+    ],
+)
+def test_bad_rules_values_name_the_argument(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Rules(**kwargs)  # type: ignore[arg-type]
+
+
+def test_rules_are_frozen_values() -> None:
+    rules = Rules(size=5)
+    with pytest.raises(AttributeError):
+        rules.size = 7  # type: ignore[misc]
+    assert rules == Rules(size=5) and hash(rules) == hash(Rules(size=5))
+    with pytest.raises(TypeError):
+        Rules(5)  # type: ignore[misc]  # keyword-only
