@@ -698,4 +698,4 @@ def test_rules_are_frozen_values() -> None:
         rules.size = 7  # type: ignore[misc]
     assert rules == Rules(size=5) and hash(rules) == hash(Rules(size=5))
     with pytest.raises(TypeError):
-        Rules(5)  # type: ignore[misc]  # keyword-only
+        Rules(5)  # type: ignore[call-arg]  # keyword-only
