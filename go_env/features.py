@@ -31,7 +31,13 @@ from numba import njit
 if TYPE_CHECKING:
     from go_env.state import Color, GoState
 
-__all__ = ["PLANE_DTYPE", "history_planes", "history_planes_hwc", "num_planes"]
+__all__ = [
+    "PLANE_DTYPE",
+    "history_planes",
+    "history_planes_hwc",
+    "num_planes",
+    "write_history_planes_hwc",
+]
 
 PLANE_DTYPE = np.int8
 """Data type of the planes: 0/1 values in ``int8`` (cast to float in the networks)."""
@@ -43,30 +49,46 @@ def num_planes(k: int) -> int:
 
 
 @njit(cache=True)
-def _fill_chw(boards: np.ndarray, own: int, out: np.ndarray) -> None:  # pragma: no cover (jit)
-    k, n = boards.shape[0], boards.shape[1]
+def _fill_chw(boards, n_pos, own, out):  # pragma: no cover (jit)
+    """Planes ``(2k + 1, N, N)`` from the flat board rows ``boards[:n_pos]`` (oldest first)."""
+    k = (out.shape[0] - 1) // 2
+    n = out.shape[1]
     opp = 3 - own
     colour = 1 if own == 1 else 0
     for t in range(k):
+        row = n_pos - 1 - t
         for r in range(n):
             for c in range(n):
-                v = boards[t, r, c]
-                out[t, r, c] = v == own
-                out[k + t, r, c] = v == opp
-    out[2 * k] = colour
+                if row >= 0:
+                    v = boards[row, r * n + c]
+                    out[t, r, c] = v == own
+                    out[k + t, r, c] = v == opp
+                else:
+                    out[t, r, c] = 0
+                    out[k + t, r, c] = 0
+    for r in range(n):
+        for c in range(n):
+            out[2 * k, r, c] = colour
 
 
 @njit(cache=True)
-def _fill_hwc(boards: np.ndarray, own: int, out: np.ndarray) -> None:  # pragma: no cover (jit)
-    k, n = boards.shape[0], boards.shape[1]
+def _fill_hwc(boards, n_pos, own, out):  # pragma: no cover (jit)
+    """Planes ``(N, N, 2k + 1)`` from the flat board rows ``boards[:n_pos]`` (oldest first)."""
+    n = out.shape[0]
+    k = (out.shape[2] - 1) // 2
+    have = min(k, n_pos)
     opp = 3 - own
     colour = 1 if own == 1 else 0
     for r in range(n):
         for c in range(n):
-            for t in range(k):
-                v = boards[t, r, c]
+            p = r * n + c
+            for t in range(have):
+                v = boards[n_pos - 1 - t, p]
                 out[r, c, t] = v == own
                 out[r, c, k + t] = v == opp
+            for t in range(have, k):
+                out[r, c, t] = 0
+                out[r, c, k + t] = 0
             out[r, c, 2 * k] = colour
 
 
@@ -95,10 +117,10 @@ def history_planes(state: GoState, k: int, perspective: Color | int) -> np.ndarr
         ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
     own = _check(k, perspective)
-    boards = state.recent_boards(k)  # (k, N, N) int8: 0 empty, 1 black, 2 white
-    size = boards.shape[-1]
+    boards, n_pos = state.board_rows()
+    size = state.size
     planes = np.empty((2 * k + 1, size, size), dtype=PLANE_DTYPE)
-    _fill_chw(boards, own, planes)
+    _fill_chw(boards, n_pos, own, planes)
     return planes
 
 
@@ -120,8 +142,26 @@ def history_planes_hwc(state: GoState, k: int, perspective: Color | int) -> np.n
         ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
     own = _check(k, perspective)
-    boards = state.recent_boards(k)
-    size = boards.shape[-1]
+    size = state.size
     planes = np.empty((size, size, 2 * k + 1), dtype=PLANE_DTYPE)
-    _fill_hwc(boards, own, planes)
+    boards, n_pos = state.board_rows()
+    _fill_hwc(boards, n_pos, own, planes)
     return planes
+
+
+def write_history_planes_hwc(state: GoState, perspective: int, out: np.ndarray) -> np.ndarray:
+    """Write the planes of :func:`history_planes_hwc` into ``out``, without argument checks.
+
+    For hot loops (the environment's observations) that check their arguments once.
+
+    Args:
+        state: The game state (read only).
+        perspective: 1 (Black) or 2 (White), a plain ``int``.
+        out: A C-contiguous ``int8`` array of shape ``(N, N, 2k + 1)``; ``k`` comes from it.
+
+    Returns:
+        ``out``.
+    """
+    boards, n_pos = state.board_rows()
+    _fill_hwc(boards, n_pos, perspective, out)
+    return out

@@ -32,6 +32,7 @@ from go_env._core.layout import (
     H_KO,
     H_MOVES,
     H_PASSES,
+    H_PEAK,
     H_TO_PLAY,
     HEADER,
     Geometry,
@@ -39,6 +40,7 @@ from go_env._core.layout import (
 )
 from go_env._core.playout import own_eyes, random_playout, seed_rng
 from go_env._core.scoring import area
+from go_env._core.step import advance
 from go_env.coords import GTP_COLUMNS
 from go_env.errors import IllegalMoveError, IllegalReason
 from go_env.handicap import fixed_handicap_points
@@ -107,6 +109,7 @@ class GoState:
 
     __slots__ = (
         "_boards",
+        "_fixed",
         "_geo",
         "_history",
         "_mask",
@@ -122,6 +125,7 @@ class GoState:
         if not isinstance(self._rules, Rules):
             raise TypeError(f"rules must be a go_env.rules.Rules, got {type(rules).__name__}")
         self._geo: Geometry = geometry(self._rules.size)
+        self._fixed = _fixed_arguments(self._rules, self._geo)
         self._s: np.ndarray = core.new_state(self._rules.size)
         self._history: list[tuple[Color, int]] = []
         self._mask: np.ndarray | None = None
@@ -265,6 +269,17 @@ class GoState:
         out[:have] = self._boards[self._n_pos - 1 :: -1][:have]
         return out.reshape(k, n, n)
 
+    def board_rows(self) -> tuple[np.ndarray, int]:
+        """The board history for compiled readers: ``(boards, n)``.
+
+        ``boards[:n]`` are the positions of the game, oldest first (``boards[n - 1]`` is the
+        current one), each a flat ``int8`` row of ``N * N`` points (0 empty, 1 black, 2
+        white); positions set up before the first move count as the first. ``boards`` is the
+        state's own storage: read rows below ``n`` only, never write (those rows never
+        change; later rows may).
+        """
+        return self._boards, self._n_pos
+
     # ----------------------------------------------------------------- legality
     def illegal_reason(self, move: int) -> IllegalReason | None:
         """Why ``move`` is illegal for the player to move, or ``None`` if it is legal."""
@@ -366,6 +381,47 @@ class GoState:
         self._history.append((color, int(move)))
         self._mask = None
 
+    def advance(self, move: int) -> tuple[float, int, int]:
+        """Play ``move`` without any check and return what an environment needs after it.
+
+        The fast path of the PettingZoo environment: one compiled call plays the move, records
+        the position, computes the legal mask of the next player (cached for
+        :meth:`legal_mask`) and the area score. The caller guarantees that ``move`` is a legal
+        ``int`` action (see :meth:`legal_mask`).
+
+        Returns:
+            ``(score, move_number, status)`` after the move: :meth:`score`,
+            :attr:`move_number`, and 0 while the game goes on, 1 when it ended by two passes
+            (:attr:`is_terminal`), 2 when the move cap cut it (:attr:`is_truncated`).
+        """
+        s = self._s
+        color = _COLORS[s[H_TO_PLAY]]
+        row = self._n_pos
+        if self._shared or row == self._boards.shape[0]:
+            self._own_history(grow=row == self._boards.shape[0])
+        nbr, zob, side, suicide, use_table, situational, limit, komi, actions = self._fixed
+        mask = np.empty(actions, dtype=np.bool_)
+        diff, number, status = advance(
+            s,
+            nbr,
+            zob,
+            side,
+            move,
+            suicide,
+            use_table,
+            situational,
+            limit,
+            self._boards,
+            row,
+            self._table,
+            mask,
+        )
+        self._n_pos = row + 1
+        self._history.append((color, move))
+        mask.flags.writeable = False
+        self._mask = mask
+        return float(diff) - komi, number, status
+
     def place_stones(self, black: Iterable[int], white: Iterable[int]) -> None:
         """Set up stones (handicap, SGF ``AB``/``AW``) without playing moves.
 
@@ -419,6 +475,7 @@ class GoState:
         other = GoState.__new__(GoState)
         other._rules = self._rules
         other._geo = self._geo
+        other._fixed = self._fixed
         other._s = self._s.copy()
         other._history = list(self._history)
         other._boards = self._boards  # shared until either side writes: see _own_history
@@ -509,6 +566,7 @@ class GoState:
         """Make the current position the first one of the game's history (after set-up)."""
         self._own_history(grow=False)
         self._table[:] = 0
+        self._s[H_PEAK] = 0  # no position recorded: see _core.history.record
         self._n_pos = 1
         record(
             self._s,
@@ -564,6 +622,31 @@ class GoState:
             r, c = divmod(move, self.size)
             return f"{move} ({GTP_COLUMNS[c]}{self.size - r})"
         return "pass" if move == self.pass_move else str(move)
+
+
+_COLORS = (Color.EMPTY, Color.BLACK, Color.WHITE)
+
+
+def _fixed_arguments(
+    rules: Rules, geo: Geometry
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, bool, bool, int, float, int]:
+    """The arguments of :func:`go_env._core.step.advance` that stay fixed during a game.
+
+    Returns:
+        ``(nbr, zobrist, side, suicide, uses superko table, situational, move cap, komi,
+        number of actions)``.
+    """
+    return (
+        geo.nbr,
+        geo.zobrist,
+        geo.side,
+        rules.suicide,
+        rules.ko is not KoRule.SIMPLE,
+        rules.ko is KoRule.SITUATIONAL,
+        rules.move_limit,
+        float(rules.komi),
+        rules.size * rules.size + 1,
+    )
 
 
 def _parse_rows(text: str) -> list[str]:

@@ -11,8 +11,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._core.board import LEGAL, R_SUPERKO, candidate_hash, check_local, play
-from go_env._core.layout import H_HASH, H_MOVES, H_P, H_PASSES, H_TO_PLAY, HEADER
+from go_env._core.board import (
+    COLOR,
+    EMPTY,
+    HEAD,
+    LEGAL,
+    R_SUPERKO,
+    candidate_hash,
+    in_atari,
+    play,
+)
+from go_env._core.layout import (
+    H_HASH,
+    H_KO,
+    H_MOVES,
+    H_NEMPTY,
+    H_P,
+    H_PASSES,
+    H_PEAK,
+    H_TO_PLAY,
+    HEADER,
+)
 
 __all__ = [
     "KEY_ZERO",
@@ -74,10 +93,18 @@ def table_insert(table, key):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def record(s, side, use_table, situational, boards, row, table):  # pragma: no cover - compiled
-    """Store the current position: its board in ``boards[row]`` and its key in ``table``."""
+    """Store the current position: its board in ``boards[row]`` and its key in ``table``.
+
+    Also raises ``s[H_PEAK]`` to the number of stones on the board if that is a new high: no
+    recorded position has more stones than ``s[H_PEAK]`` (:func:`fill_legal_mask` relies on it;
+    whoever clears ``table`` resets it to 0).
+    """
     points = s[H_P]
     for p in range(points):
         boards[row, p] = s[HEADER + p]
+    stones = points - s[H_NEMPTY]
+    if stones > s[H_PEAK]:
+        s[H_PEAK] = stones
     if use_table:
         key = s[H_HASH]
         if situational:
@@ -99,21 +126,52 @@ def fill_legal_mask(
     """Write the legal actions of the player to move into ``out`` (bool, ``P + 1``).
 
     All entries are False once the game is over (two passes or the move cap); otherwise pass
-    (the last entry) is always legal.
+    (the last entry) is always legal. Only the empty points are examined (through the list of
+    empty points of the state vector), with the tests of
+    :func:`~go_env._core.board.check_local` inlined. A move that captures nothing and keeps a
+    liberty leaves one stone more on the board; when that is more stones than any recorded
+    position held (``s[H_PEAK]``, kept by :func:`record`), it cannot repeat one, and the
+    superko table is not consulted.
     """
     points = s[H_P]
     over = s[H_PASSES] >= 2 or s[H_MOVES] >= move_limit
-    color = s[H_TO_PLAY]
-    side_key = side[3 - color] if situational else 0
     for p in range(points):
-        legal = False
-        if not over and check_local(s, nbr, p, color, allow_suicide) == LEGAL:
-            legal = True
-            if use_table:
-                key = candidate_hash(s, nbr, zob, p, color) ^ side_key
-                legal = not table_contains(table, key)
-        out[p] = legal
+        out[p] = False
     out[points] = not over
+    if over:
+        return
+    color = s[H_TO_PLAY]
+    ko = s[H_KO]
+    side_key = side[3 - color] if situational else 0
+    new_high = points - s[H_NEMPTY] + 1 > s[H_PEAK]
+    colors = HEADER + COLOR * points
+    heads = HEADER + HEAD * points
+    empty = HEADER + EMPTY * points
+    for i in range(s[H_NEMPTY]):
+        p = s[empty + i]
+        if p == ko:
+            continue
+        liberty = False
+        captures = False
+        for k in range(4):
+            q = nbr[p, k]
+            if q < 0:
+                continue
+            c = s[colors + q]
+            if c == 0:
+                liberty = True
+            elif in_atari(s, s[heads + q]):
+                if c != color:
+                    captures = True
+            elif c == color:
+                liberty = True
+        if not (liberty or captures or allow_suicide):
+            continue  # suicide
+        if use_table and not (liberty and not captures and new_high):
+            key = candidate_hash(s, nbr, zob, p, color) ^ side_key
+            out[p] = not table_contains(table, key)
+        else:
+            out[p] = True
 
 
 @njit(cache=True)

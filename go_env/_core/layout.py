@@ -41,6 +41,7 @@ __all__ = [
     "H_NEMPTY",
     "H_P",
     "H_PASSES",
+    "H_PEAK",
     "H_SIZE",
     "H_TO_PLAY",
     "Geometry",
@@ -60,6 +61,7 @@ H_CAPT_B = 7  # prisoners taken by black
 H_CAPT_W = 8  # prisoners taken by white
 H_NEMPTY = 9  # number of empty points
 H_LAST = 10  # last move, or -1
+H_PEAK = 11  # most stones in a position recorded for superko so far (see _core.history.record)
 HEADER = 16
 
 N_SEGMENTS = 9
