@@ -27,7 +27,7 @@ from pettingzoo.utils import wrappers
 
 from go_env.coords import to_gtp
 from go_env.errors import IllegalMoveError, IllegalReason
-from go_env.features import PLANE_DTYPE, history_planes_hwc, num_planes
+from go_env.features import PLANE_DTYPE, num_planes, write_history_planes_hwc
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
 from go_env.state import Color, GoState
@@ -40,7 +40,7 @@ AGENTS = ("black_0", "white_0")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 """Accepted values of ``render_mode`` besides ``None``."""
 
-_COLOUR_OF = {AGENTS[0]: Color.BLACK, AGENTS[1]: Color.WHITE}
+_COLOUR_OF = {AGENTS[0]: int(Color.BLACK), AGENTS[1]: int(Color.WHITE)}
 _AGENT_OF = {Color.BLACK: AGENTS[0], Color.WHITE: AGENTS[1]}
 _OTHER = {AGENTS[0]: AGENTS[1], AGENTS[1]: AGENTS[0]}
 
@@ -167,9 +167,8 @@ class GoEnv(AECEnv, EzPickle):
         }
         self.observation_spaces = obs_space
         self.action_spaces = {agent: spaces.Discrete(size * size + 1) for agent in AGENTS}
+        self._planes_shape = (size, size, num_planes(self._history))
         self._state = GoState(self._rules)
-        self._mask: np.ndarray = np.zeros(size * size + 1, dtype=np.int8)
-        self._mask_move = -1  # move number the cached mask belongs to; -1: none
         self._start()
 
     @classmethod
@@ -228,13 +227,16 @@ class GoEnv(AECEnv, EzPickle):
         colour = _COLOUR_OF.get(agent)
         if colour is None:
             raise ValueError(f"agent must be one of {', '.join(AGENTS)}; got {agent!r}")
-        planes = history_planes_hwc(self._state, self._history, colour)
+        state = self._state
+        planes = write_history_planes_hwc(
+            state, colour, np.empty(self._planes_shape, dtype=PLANE_DTYPE)
+        )
         if (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         ):
-            mask = self._legal_mask().copy()
+            mask = state.legal_mask().astype(np.int8)
         else:
             mask = np.zeros(self._pass + 1, dtype=np.int8)
         return {"observation": planes, "action_mask": mask}
@@ -252,28 +254,22 @@ class GoEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        move = self._check_action(action, agent)
-        state = self._state
-        number = state.move_number
-        if self._mask_move == number:  # the mask was computed for this position: trust it
-            if not self._mask[move]:
-                self._refuse(move, agent, state.illegal_reason(move))
-            state.play_unsafe(move)
+        if type(action) is int and 0 <= action <= self._pass:
+            move = action
         else:
-            try:
-                state.play(move)
-            except IllegalMoveError as error:
-                self._refuse(move, agent, error.reason, error)
+            move = self._check_action(action, agent)
+        state = self._state
+        if not state.legal_mask()[move]:  # computed once per position, shared with observe()
+            self._refuse(move, agent, state.illegal_reason(move))
+        score, number, status = state.advance(move)
         self._cumulative_rewards[agent] = 0.0
-        if state.is_over:
+        if status:
             self._finish()
         else:
-            info: dict[str, Any] = {
-                "move_number": number + 1,
-                "score": state.score(),
-                "result": None,
+            self.infos = {
+                AGENTS[0]: {"move_number": number, "score": score, "result": None},
+                AGENTS[1]: {"move_number": number, "score": score, "result": None},
             }
-            self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self.agent_selection = _OTHER[agent]
         if self.render_mode == "human":
             self.render()
@@ -337,16 +333,6 @@ class GoEnv(AECEnv, EzPickle):
         self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self.agent_selection = _AGENT_OF[state.to_play]
         self._skip_agent_selection = None
-        self._mask_move = -1
-
-    def _legal_mask(self) -> np.ndarray:
-        """Legal moves of the player to move as int8 0/1, computed once per move number."""
-        state = self._state
-        number = state.move_number
-        if self._mask_move != number:
-            self._mask = state.legal_mask().view(np.int8)
-            self._mask_move = number
-        return self._mask
 
     def _check_action(self, action: object, agent: str) -> int:
         try:
@@ -366,17 +352,11 @@ class GoEnv(AECEnv, EzPickle):
             )
         return move
 
-    def _refuse(
-        self,
-        move: int,
-        agent: str,
-        reason: IllegalReason | None,
-        cause: Exception | None = None,
-    ) -> None:
+    def _refuse(self, move: int, agent: str, reason: IllegalReason | None) -> None:
         if reason is None:  # the cached mask and the state disagree: should never happen
             raise RuntimeError(f"move {move} is masked out but the state finds it legal")
         detail = f"{to_gtp(move, self._size)} (action {move}) by {agent}"
-        raise IllegalMoveError(move, reason, detail) from cause
+        raise IllegalMoveError(move, reason, detail)
 
     def _finish(self) -> None:
         state = self._state
@@ -465,11 +445,76 @@ class _AssertOutOfBounds(_DirectReads, wrappers.AssertOutOfBoundsWrapper):
 
 
 class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
+    """The outer wrapper of :func:`env`, with the common case of all three layers inlined.
+
+    A ``step`` with an ``int`` action inside the action space and inside the action mask of
+    the observation the mover was last given, in a running game after ``reset``, is what all
+    three wrappers pass through unchanged to the raw environment: this class does exactly
+    that in one call, with the same bookkeeping (``_has_updated`` here, the remembered
+    observation of the ``TerminateIllegalWrapper`` layer). Every other call (dead steps,
+    illegal or out-of-bounds actions, calls before ``reset``) goes down the wrapper chain as
+    usual. ``observe`` and ``last`` likewise do what the chain does, in one call.
+    """
+
     _guarded = True
 
-    def __init__(self, wrapped: AECEnv) -> None:
+    def __init__(self, wrapped: _AssertOutOfBounds) -> None:
         super().__init__(wrapped)
         self._raw = wrapped.unwrapped
+        self._illegal: _TerminateIllegal = wrapped.env
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        illegal = self._illegal
+        shown = illegal._prev_obs
+        if (
+            type(action) is int
+            and self._has_reset
+            and type(shown) is dict
+            and raw.agents
+            and 0 <= action <= raw._pass
+        ):
+            agent = raw.agent_selection
+            mask = shown.get("action_mask")
+            if (
+                mask is not None
+                and not raw.terminations[agent]
+                and not raw.truncations[agent]
+                and mask[action]
+            ):
+                self._has_updated = True
+                illegal._prev_obs = None
+                illegal._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            return super().observe(agent)
+        raw = self._raw
+        observation = raw.observe(agent)
+        if agent == raw.agent_selection:  # TerminateIllegalWrapper remembers the mover's view
+            illegal = self._illegal
+            illegal._prev_obs = observation
+            infos = raw.infos
+            illegal._prev_info = infos.get(agent, {})
+        return observation
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        agent = raw.agent_selection
+        assert agent is not None
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
 
 def env(
