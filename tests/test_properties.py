@@ -23,7 +23,6 @@ from reference_go import (
 )
 
 from go_env import kernels
-from go_env._core.layout import geometry
 from go_env.errors import IllegalReason
 from go_env.handicap import max_handicap
 from go_env.rules import KoRule, Rules
@@ -88,7 +87,7 @@ def reference_for(state: GoState) -> RefGo:
 
 
 def zobrist_of(board: np.ndarray) -> int:
-    table = geometry(board.shape[0]).zobrist
+    table = kernels.geometry(board.shape[0]).zobrist
     key = 0
     for p, color in enumerate(board.ravel().tolist()):
         if color:
