@@ -258,6 +258,27 @@ def test_long_games_beyond_the_default_cap_agree_with_the_reference(size: int, k
     assert longest > 8 * size * size
 
 
+@budget(100)
+@given(games(max_len=150, max_size=9))
+def test_advance_equals_play(game: Game) -> None:
+    """The environment's fast path ``advance`` leaves the same state as ``play``."""
+    played = GoState(game.rules)
+    advanced = GoState(game.rules)
+    for choice in game.choices:
+        if played.is_over:
+            break
+        move = pick(played.legal_moves(), played.pass_move, choice)
+        played.play(move)
+        score, number, status = advanced.advance(move)
+        assert snapshot(advanced) == snapshot(played)
+        assert score == played.score()
+        assert number == played.move_number
+        assert status == (1 if played.is_terminal else 2 if played.is_truncated else 0)
+    depth = played.move_number + 2
+    assert advanced.recent_boards(depth).tolist() == played.recent_boards(depth).tolist()
+    assert advanced.compiled().superko_keys.tolist() == played.compiled().superko_keys.tolist()
+
+
 # --------------------------------------------------------------------------- clones
 @budget(60)
 @given(
@@ -308,7 +329,11 @@ def test_clone_families_match_fresh_replays(game: Game, steps: list[tuple[int, i
         if make_clone:
             family.append(state.clone())
         elif not state.is_over:
-            state.play(pick(state.legal_moves(), state.pass_move, choice))
+            move = pick(state.legal_moves(), state.pass_move, choice)
+            if choice & 32:  # either way of playing must respect the sharing
+                state.advance(move)
+            else:
+                state.play(move)
     for state in family:
         fresh = GoState(game.rules)
         for _, move in state.history:
