@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import optuna
@@ -169,3 +170,17 @@ def test_results_file_header_matches_the_trial_match(tmp_path: Path) -> None:
     assert match.agent_a == 'mcts:sims=8,backup="monotone:g=[0.0,1.0,2.0]"'
     assert match.agent_b == "mcts:sims=8" and match.seed != objective.match(params, 4).seed
     assert ResultsFile(objective.results_file(3), match.identity()).load() == {}
+
+
+def test_jobs_run_trials_in_parallel_processes(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    config = tiny(tmp_path, jobs=2, trials=2, games=2, startup_trials=5, verify_games=0)
+    run_study(config, progress=lambda line: None, outputs=False)
+    trials = load_study(config).trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * len(trials)
+    assert 2 <= len(trials) <= 3
+    pids = {t.user_attrs["worker"]["pid"] for t in trials}
+    assert os.getpid() not in pids
+    out = capfd.readouterr().out
+    assert "[job 0]" in out or "[job 1]" in out

@@ -56,6 +56,7 @@ __all__ = [
     "WilsonPruner",
     "derive_seed",
     "describe_best",
+    "is_local",
     "origin_of",
     "process_alive",
     "process_identity",
@@ -94,10 +95,31 @@ def _process_start(pid: int) -> int | None:
         return None
 
 
+def _pid_namespace() -> str | None:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return None
+
+
 def process_identity() -> dict[str, Any]:
-    """This process: host name, pid and start time (to tell it from a later one with its pid)."""
+    """This process: host name, pid namespace, pid and start time.
+
+    The start time tells the process from a later one with the same pid; the namespace tells
+    containers that share a host name apart.
+    """
     pid = os.getpid()
-    return {"host": socket.gethostname(), "pid": pid, "start": _process_start(pid)}
+    return {
+        "host": socket.gethostname(),
+        "pidns": _pid_namespace(),
+        "pid": pid,
+        "start": _process_start(pid),
+    }
+
+
+def is_local(owner: Mapping[str, Any]) -> bool:
+    """Whether ``owner`` (from :func:`process_identity`) ran on this host, in this pid space."""
+    return owner.get("host") == socket.gethostname() and owner.get("pidns") == _pid_namespace()
 
 
 def process_alive(owner: Mapping[str, Any]) -> bool:

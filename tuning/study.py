@@ -64,6 +64,7 @@ from tuning.objective import (
     ObjectiveConfig,
     WilsonPruner,
     describe_best,
+    is_local,
     process_alive,
     retry_trial,
 )
@@ -391,11 +392,10 @@ def recover_dead_trials(
     Returns:
         Numbers of the trials marked FAIL by this call.
     """
-    host = socket.gethostname()
     failed = []
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         owner = trial.user_attrs.get("worker")
-        if not owner or owner.get("host") != host or owner.get("pid") == os.getpid():
+        if not owner or not is_local(owner) or owner.get("pid") == os.getpid():
             continue
         if process_alive(owner):
             continue
@@ -474,34 +474,40 @@ def optimize(
 
 
 def _all_local(study: optuna.Study) -> bool:
-    host = socket.gethostname()
     running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-    return all(t.user_attrs.get("worker", {}).get("host") == host for t in running)
+    return all(is_local(t.user_attrs.get("worker", {})) for t in running)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _job(config: StudyConfig, index: int) -> None:
+def _job(config: StudyConfig, index: int, verbose: bool) -> None:
     """A study worker process (``jobs > 1``): trials until the study has enough."""
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    progress = (lambda line: print(f"[job {index}] {line}", flush=True)) if verbose else None
     try:
-        optimize(config, progress=lambda line: print(f"[job {index}] {line}", flush=True))
+        optimize(config, progress=progress)
     except KeyboardInterrupt:
         sys.exit(130)
 
 
 def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
-    """Run the study with ``config.jobs`` worker processes on this machine (or in-process)."""
+    """Run the study with ``config.jobs`` worker processes on this machine (or in-process).
+
+    With several jobs, each prints its progress lines to stdout, prefixed by ``[job k]``
+    (a callable cannot cross into a spawned process), unless ``progress`` is ``None``.
+    """
     if config.jobs == 1:
         optimize(config, progress=progress)
         return
     load_study(config, progress)  # create it once, before the workers race to
     context = multiprocessing.get_context("spawn")
     procs = [
-        context.Process(target=_job, args=(config, i), name=f"gomcts-tune-job-{i}")
+        context.Process(
+            target=_job, args=(config, i, progress is not None), name=f"gomcts-tune-job-{i}"
+        )
         for i in range(config.jobs)
     ]
     for proc in procs:

@@ -242,12 +242,15 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         run_study(config, progress=progress, outputs=False)
+        if args.no_outputs:
+            return 0
+        report = finish_study(config, progress=progress)
     except KeyboardInterrupt:
         print("interrupted: run the same command again to continue the study", file=sys.stderr)
         return 130
-    if args.no_outputs:
-        return 0
-    report = finish_study(config, progress=progress)
+    except RuntimeError as exc:  # a game failed (ArenaError) or a job process died
+        print(f"gomcts tune: error: {exc}", file=sys.stderr)
+        return 1
     print(report.format(), flush=True)
     return 0
 
