@@ -207,14 +207,16 @@ class _Players:
     def agent(self, side: str, spec: str, seed: int) -> Agent:
         """The agent of ``side`` ("a" or "b") for ``spec``, seeded with ``seed``."""
         config = agent_config(spec)
-        cached = self._agents.get(side)
+        cached = self._agents.pop(side, None)
         agent = cached[1] if cached is not None and cached[0] == spec else None
+        if cached is not None and agent is None:  # another spec on this side: retire it
+            cached[1].close()
         reseed = getattr(agent, "reseed", None)
-        if agent is not None and callable(reseed):
-            reseed(seed)
-            return agent
         seeded = "seed" in {f.name for f in dataclasses.fields(config)}
-        if agent is not None and not seeded:
+        if agent is not None and (callable(reseed) or not seeded):
+            if callable(reseed):
+                reseed(seed)
+            self._agents[side] = (spec, agent)
             return agent
         if agent is not None:
             agent.close()
