@@ -1,0 +1,217 @@
+"""Configuration of the ``mcts`` agent: a frozen, validated dataclass (the agent plugin).
+
+Spec strings set its fields: ``mcts:sims=800,c=1.0,backup=softmax``,
+``mcts:backup="coulom:a=2,b=16"``, ``mcts:time=0.5``, ``mcts:seed=3``.
+
+Defaults follow [LL20] (Li and Lim, 2020; ``backups-spec.md`` section 11) where it is specific:
+standard (mean) backup, move chosen by most visits, no tree reuse, PUCT constant 0.5 with
+network priors. Our default leaf evaluation is random rollouts with uniform priors, for which
+the tree policy is UCT (a PUCT prior of ``1/82`` on 9x9 would make the paper's 0.5 almost
+greedy); its constant was chosen by matches between constants (see :data:`DEFAULT_C`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from agents.mcts.backups import make_backup
+from agents.spec import parse_spec
+
+if TYPE_CHECKING:
+    from agents.mcts.agent import MCTSAgent
+
+__all__ = ["DEFAULT_C", "MCTSConfig"]
+
+DEFAULT_C = {"uct": 0.5, "puct": 0.5}
+"""Exploration constant of each tree policy when ``c`` is not given.
+
+PUCT: 0.5, [LL20] section 11 (with network priors). UCT: 0.5, with values in ``[-1, 1]`` and
+random rollouts, from paired games on 9x9 (komi 7.5) at 1,000 simulations per move, mean
+backup, colours alternated: c = 0.5 beat c = 1.0 in 13 of 20 and 17 of 24 games; against
+c = 0.5, c = 0.25 scored 11/24, c = 0.7 12/24, and c = 1.4 and 2.0 scored 8/20 and 10/20
+against c = 1.0. The range 0.25 to 0.7 is flat within the noise of these counts; 1.0 and above
+are worse.
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCTSConfig:
+    """Monte-Carlo tree search agent.
+
+    Args:
+        sims: Simulations per move (the budget ``N`` given to the backup's ``bind``).
+        time: Seconds per move; when set, the search runs for this long (at least one
+            simulation) instead of ``sims`` simulations, and ``sims`` stays the nominal ``N``.
+        policy: Tree policy, ``"uct"`` or ``"puct"`` (see :mod:`agents.mcts.selection`).
+        c: Exploration constant; ``None`` takes :data:`DEFAULT_C` of the policy.
+        fpu: Value of children without visits: ``"auto"`` (``"infinite"`` under UCT,
+            ``"absolute"`` with ``fpu_value`` 0 under PUCT, AlphaGo Zero's convention),
+            ``"infinite"``, ``"parent"`` (parent value minus ``fpu_reduction``) or
+            ``"absolute"`` (``fpu_value``).
+        fpu_reduction: Reduction from the parent's value under ``fpu="parent"``.
+        fpu_value: The value under ``fpu="absolute"``, in ``[-1, 1]``.
+        noise_alpha: Dirichlet concentration of the root noise (0.03, AlphaGo Zero).
+        noise_weight: Weight of the root noise in ``[0, 1]``; 0 (off) by default.
+        backup: Backup strategy as a spec string of the ``gomcts.backups`` registry
+            (``"mean"``, ``"softmax"``, ``"coulom:a=2,b=16"``...). With ``"solver"`` the
+            search honours proven wins and losses.
+        score_scale: Rollout value: 0 for win/loss/draw (+1/-1/0), ``s > 0`` for
+            ``tanh(margin / s)``.
+        expand_visits: A leaf is expanded when a simulation reaches it with at least this many
+            visits (0: at once; the root always is).
+        max_nodes: Node cap of the tree; once reached, leaves are evaluated without expansion.
+        pass_prior: Prior weight of pass relative to one board point under uniform priors
+            (matters under PUCT only).
+        choice: Move played: ``"auto"`` (``"secure"`` with the solver backup, else
+            ``"visits"``), ``"visits"`` (most visits), ``"value"`` (best mean value among the
+            children with at least a tenth of the top visit count) or ``"secure"``
+            (``q + secure_a / sqrt(n)``, MCTS-Solver's secure child).
+        secure_a: Constant ``A`` of the secure child. The sources (Winands et al., 2008;
+            Chaslot et al., 2008) print ``q + A/sqrt(n)`` with ``A = 1`` and call it a lower
+            confidence bound; only a negative ``A`` is one (a positive one prefers the least
+            visited child), so the default is -1.
+        pass_guard: Play a pass only when its value beats the best non-pass move's clearly,
+            or when it ends the game without losing value (see
+            :func:`~agents.mcts.agent.choose_move`).
+        temperature: Temperature of the move sampling of the first ``temperature_moves``.
+        temperature_moves: While the game has fewer moves than this, the move is sampled
+            with probabilities proportional to ``visits ** (1 / temperature)``.
+        reuse_tree: Keep the subtree of the position reached between two moves.
+        resign: Resign (raise :class:`~agents.mcts.agent.Resignation`) when the value of the
+            chosen move, in ``[-1, 1]``, is below this; ``None`` never resigns.
+        resign_after: No resignation before this many moves of the game.
+        seed: Seed of the search (``None``: fresh entropy).
+        name: Name of the agent in game records.
+    """
+
+    sims: int = 1000
+    time: float | None = None
+    policy: Literal["uct", "puct"] = "uct"
+    c: float | None = None
+    fpu: Literal["auto", "infinite", "parent", "absolute"] = "auto"
+    fpu_reduction: float = 0.0
+    fpu_value: float = 0.0
+    noise_alpha: float = 0.03
+    noise_weight: float = 0.0
+    backup: str = "mean"
+    score_scale: float = 0.0
+    expand_visits: int = 0
+    max_nodes: int = 4_000_000
+    pass_prior: float = 1.0
+    choice: Literal["auto", "visits", "value", "secure"] = "auto"
+    secure_a: float = -1.0
+    pass_guard: bool = True
+    temperature: float = 1.0
+    temperature_moves: int = 0
+    reuse_tree: bool = False
+    resign: float | None = None
+    resign_after: int = 0
+    seed: int | None = None
+    name: str = "mcts"
+
+    def __post_init__(self) -> None:
+        _check_int("sims", self.sims, 1)
+        if self.time is not None and not (_is_number(self.time) and self.time > 0):
+            raise ValueError(
+                f"time must be a positive number of seconds or None, got {self.time!r}"
+            )
+        _check_choice("policy", self.policy, ("uct", "puct"))
+        if self.c is not None and not (_is_number(self.c) and self.c >= 0):
+            raise ValueError(f"c must be a number >= 0 or None, got {self.c!r}")
+        _check_choice("fpu", self.fpu, ("auto", "infinite", "parent", "absolute"))
+        _check_float("fpu_reduction", self.fpu_reduction, 0.0, 2.0)
+        _check_float("fpu_value", self.fpu_value, -1.0, 1.0)
+        if not (_is_number(self.noise_alpha) and self.noise_alpha > 0):
+            raise ValueError(f"noise_alpha must be > 0, got {self.noise_alpha!r}")
+        _check_float("noise_weight", self.noise_weight, 0.0, 1.0)
+        if not (_is_number(self.score_scale) and self.score_scale >= 0):
+            raise ValueError(
+                f"score_scale must be >= 0 (0 = win/loss value), got {self.score_scale!r}"
+            )
+        _check_int("expand_visits", self.expand_visits, 0)
+        _check_int("max_nodes", self.max_nodes, 1024)
+        if not (_is_number(self.pass_prior) and self.pass_prior >= 0):
+            raise ValueError(f"pass_prior must be >= 0, got {self.pass_prior!r}")
+        _check_choice("choice", self.choice, ("auto", "visits", "value", "secure"))
+        _check_float("secure_a", self.secure_a, -10.0, 10.0)
+        if not (_is_number(self.temperature) and self.temperature > 0):
+            raise ValueError(f"temperature must be > 0, got {self.temperature!r}")
+        _check_int("temperature_moves", self.temperature_moves, 0)
+        for flag in ("pass_guard", "reuse_tree"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.resign is not None:
+            _check_float("resign", self.resign, -1.0, 1.0)
+        _check_int("resign_after", self.resign_after, 0)
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
+            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        self.backup_strategy()  # validates the backup spec (unknown name: did-you-mean error)
+
+    # ----------------------------------------------------------------- derived values
+    @property
+    def exploration(self) -> float:
+        """The exploration constant in use (``c`` or the policy's default)."""
+        return float(DEFAULT_C[self.policy] if self.c is None else self.c)
+
+    @property
+    def fpu_mode(self) -> str:
+        """The FPU rule in use, ``"auto"`` resolved."""
+        if self.fpu != "auto":
+            return self.fpu
+        return "infinite" if self.policy == "uct" else "absolute"
+
+    @property
+    def uses_solver(self) -> bool:
+        """Whether the backup is MCTS-Solver (it writes ``Tree.proven``)."""
+        return parse_spec(self.backup)[0] == "solver"
+
+    @property
+    def move_choice(self) -> str:
+        """The move-choice rule in use, ``"auto"`` resolved."""
+        if self.choice != "auto":
+            return self.choice
+        return "secure" if self.uses_solver else "visits"
+
+    def backup_strategy(self) -> Any:
+        """A new instance of the backup strategy named by :attr:`backup` (not yet bound).
+
+        Raises:
+            agents.plugins.PluginNotFoundError: Unknown backup name (with suggestions).
+            agents.spec.SpecError: A bad parameter of the backup.
+        """
+        if not isinstance(self.backup, str) or not self.backup.strip():
+            raise ValueError(
+                f"backup must be a backup spec string such as 'mean', got {self.backup!r}"
+            )
+        return make_backup(self.backup)
+
+    def build(self) -> MCTSAgent:
+        """The agent this config describes."""
+        from agents.mcts.agent import MCTSAgent
+
+        return MCTSAgent(self)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+
+
+def _check_float(name: str, value: object, low: float, high: float) -> None:
+    if not (_is_number(value) and low <= value <= high):  # type: ignore[operator]
+        raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
+
+
+def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

@@ -1,0 +1,221 @@
+"""Leaf evaluators: what the search asks about a new position.
+
+An :class:`Evaluator` receives a batch of leaf positions (:class:`LeafBatch`) and returns
+``priors`` of shape ``(B, N*N + 1)`` (one probability per action, pass last; the search keeps
+those of the legal moves and renormalises them) and ``values`` of shape ``(B,)`` in ``[-1, 1]``
+**from the perspective of the player to move at each leaf**. A policy/value network implements
+the same protocol.
+
+* :class:`RolloutEvaluator`: one compiled uniform random playout per leaf (the light playout of
+  :mod:`go_env.kernels`, which never fills its own eyes), uniform priors. The value is the
+  game result from the leaf player's side, +1 win / -1 loss / 0 draw, which is standard MCTS
+  (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0`` it is instead
+  ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps preferring
+  larger margins once every line wins.
+* :class:`MixedEvaluator`: AlphaGo's leaf evaluation ``v = (1 - lambda) * v_net +
+  lambda * z_rollout`` (David Silver et al., *Mastering the game of Go with deep neural networks
+  and tree search*, Nature 2016, lambda = 0.5; Boke Go uses the same mix at 1/2, see
+  ``backups-spec.md`` section 14), priors from the value evaluator.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from numba import njit
+
+from go_env.kernels import H_TO_PLAY, random_playout, seed_rng
+from go_env.state import CompiledState, GoState
+
+__all__ = ["Evaluator", "LeafBatch", "MixedEvaluator", "RolloutEvaluator"]
+
+
+class LeafBatch:
+    """The positions of a batch of leaves, in the forms evaluators need.
+
+    The search reuses its buffers between calls: a batch is valid only during the
+    ``evaluate`` call that receives it.
+
+    Args:
+        root: The search's root position (read-only).
+        compiled: The root's compiled snapshot (geometry tables and rules).
+        vectors: ``int64 (B, L)`` compiled state vectors of the leaves (read-only).
+        moves: ``int64 (B, D)`` moves from the root to each leaf (first ``depths[b]`` valid).
+        depths: ``int64 (B,)`` number of moves from the root to each leaf.
+    """
+
+    __slots__ = ("compiled", "depths", "moves", "root", "vectors")
+
+    def __init__(
+        self,
+        root: GoState,
+        compiled: CompiledState,
+        vectors: np.ndarray,
+        moves: np.ndarray,
+        depths: np.ndarray,
+    ) -> None:
+        self.root = root
+        self.compiled = compiled
+        self.vectors = vectors
+        self.moves = moves
+        self.depths = depths
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    @property
+    def to_play(self) -> np.ndarray:
+        """``int64 (B,)`` player to move at each leaf (1 Black, 2 White)."""
+        return self.vectors[:, H_TO_PLAY].copy()
+
+    def move_sequences(self) -> list[np.ndarray]:
+        """The moves from the root to each leaf (copies)."""
+        return [self.moves[b, : int(self.depths[b])].copy() for b in range(len(self))]
+
+    def states(self) -> list[GoState]:
+        """Each leaf as a :class:`GoState` (with its full history, e.g. for network features).
+
+        Built by replaying the moves on a clone of the root: a few microseconds per move, which
+        is negligible next to a network evaluation but not next to a random playout.
+        """
+        out = []
+        for sequence in self.move_sequences():
+            state = self.root.clone()
+            for move in sequence:
+                state.play_unsafe(int(move))
+            out.append(state)
+        return out
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Priors and values of leaf positions (see the module docstring).
+
+    Attributes:
+        uniform_priors: ``True`` when the priors are uniform over the legal moves; the search
+            then keeps the priors it gave the children at expansion (with its pass weight)
+            and does not read the returned priors.
+    """
+
+    uniform_priors: bool
+
+    def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors (B, N*N+1), values (B,))``, values for the player to move at each leaf."""
+        ...
+
+
+@njit(cache=True)
+def _rollout_values(
+    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, rng, out
+):  # pragma: no cover - compiled
+    for b in range(vectors.shape[0]):
+        work[:] = vectors[b]
+        player = vectors[b, H_TO_PLAY]
+        black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
+        score = float(black - white) - komi
+        if player == 2:
+            score = -score
+        if score_scale > 0.0:
+            out[b] = np.tanh(score / score_scale)
+        elif score > 0.0:
+            out[b] = 1.0
+        elif score < 0.0:
+            out[b] = -1.0
+        else:
+            out[b] = 0.0
+
+
+class RolloutEvaluator:
+    """One compiled uniform random playout per leaf; uniform priors.
+
+    Args:
+        seed: Seed of the playout generator (``None``: fresh entropy).
+        score_scale: 0 for the win/loss/draw value (default); a positive number ``s`` for
+            ``tanh(margin / s)`` with ``margin`` the final area score from the leaf player's
+            side (komi included).
+    """
+
+    uniform_priors = True
+
+    def __init__(self, *, seed: int | None = None, score_scale: float = 0.0) -> None:
+        if not score_scale >= 0.0:
+            raise ValueError(f"score_scale must be >= 0 (0 = win/loss value), got {score_scale}")
+        self.score_scale = float(score_scale)
+        self.seed(seed)
+        self._work: np.ndarray | None = None
+        self._values: dict[int, np.ndarray] = {}
+        self._priors: dict[tuple[int, int], np.ndarray] = {}
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the playout generator from ``seed`` (``None``: fresh entropy)."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self._rng = seed_rng(int(seed))
+
+    def values(self, batch: LeafBatch) -> np.ndarray:
+        """``float64 (B,)`` playout values (a buffer reused by the next call)."""
+        vectors = batch.vectors
+        count, length = vectors.shape
+        if self._work is None or self._work.shape[0] != length:
+            self._work = np.empty(length, dtype=np.int64)
+        out = self._values.get(count)
+        if out is None:
+            out = self._values[count] = np.empty(count, dtype=np.float64)
+        compiled = batch.compiled
+        geo = compiled.geometry
+        _rollout_values(
+            vectors,
+            self._work,
+            geo.nbr,
+            geo.diag,
+            geo.zobrist,
+            compiled.move_limit,
+            compiled.komi,
+            self.score_scale,
+            self._rng,
+            out,
+        )
+        return out
+
+    def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Uniform priors (read-only, shared) and the playout values."""
+        values = self.values(batch)
+        key = (len(batch), batch.compiled.geometry.size)
+        priors = self._priors.get(key)
+        if priors is None:
+            actions = key[1] * key[1] + 1
+            priors = np.full((key[0], actions), 1.0 / actions)
+            priors.setflags(write=False)
+            self._priors[key] = priors
+        return priors, values
+
+
+class MixedEvaluator:
+    """Lambda mixing of a value evaluator and random rollouts (AlphaGo, Boke Go).
+
+    ``v = (1 - lam) * v_value + lam * z_rollout``; the priors are the value evaluator's.
+
+    Args:
+        value: The evaluator of the priors and of ``v_value`` (e.g. a policy/value network).
+        rollout: The rollout evaluator of ``z_rollout``.
+        lam: Mixing weight ``lambda`` in ``[0, 1]`` (0.5 in AlphaGo and Boke Go); at 0 no
+            rollout is played, at 1 the value evaluator's values are ignored.
+    """
+
+    def __init__(self, value: Evaluator, rollout: RolloutEvaluator, *, lam: float = 0.5) -> None:
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lam must be in [0, 1], got {lam}")
+        self.value = value
+        self.rollout = rollout
+        self.lam = float(lam)
+        self.uniform_priors = bool(value.uniform_priors)
+
+    def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Priors of the value evaluator; the mixed values."""
+        priors, values = self.value.evaluate(batch)
+        if self.lam == 0.0:
+            return priors, np.asarray(values, dtype=np.float64)
+        z = self.rollout.values(batch)
+        mixed = (1.0 - self.lam) * np.asarray(values, dtype=np.float64) + self.lam * z
+        return priors, mixed

@@ -1,0 +1,133 @@
+"""Leaf evaluators: rollout values and perspective, lambda mixing, network-style priors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.mcts import (
+    Evaluator,
+    LeafBatch,
+    MCTSConfig,
+    MixedEvaluator,
+    RolloutEvaluator,
+    Search,
+)
+from go_env.rules import Rules
+from go_env.state import Color, GoState
+
+WON_BY_BLACK = """
+X X X X X
+X . X . X
+X X X X X
+. . . . .
+. . . O .
+"""
+
+
+def batch_of(*states):
+    root = states[0]
+    compiled = root.compiled()
+    vectors = np.stack([s.compiled().vector for s in states])
+    return LeafBatch(
+        root,
+        compiled,
+        vectors,
+        np.zeros((len(states), 4), np.int64),
+        np.zeros(len(states), np.int64),
+    )
+
+
+def test_rollout_values_are_from_the_player_to_move():
+    black = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5))
+    white = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5), to_play=Color.WHITE)
+    evaluator = RolloutEvaluator(seed=1)
+    priors, values = evaluator.evaluate(batch_of(black, white, black))
+    assert priors.shape == (3, 26) and np.allclose(priors.sum(axis=1), 1.0)
+    assert values.shape == (3,)
+    assert set(values.tolist()) <= {-1.0, 0.0, 1.0}
+    many = np.array([evaluator.evaluate(batch_of(black, white))[1] for _ in range(40)])
+    assert many[:, 0].mean() > 0.8 and many[:, 1].mean() < -0.8
+
+
+def test_rollouts_are_seeded():
+    state = GoState(Rules(size=7, komi=7.5))
+    batch = batch_of(*[state] * 16)
+    a = RolloutEvaluator(seed=3).evaluate(batch)[1].copy()
+    b = RolloutEvaluator(seed=3).evaluate(batch)[1].copy()
+    c = RolloutEvaluator(seed=4).evaluate(batch)[1].copy()
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_score_scale_gives_the_margin():
+    black = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5))
+    values = np.array(
+        [
+            RolloutEvaluator(seed=s, score_scale=10.0).evaluate(batch_of(black))[1][0]
+            for s in range(20)
+        ]
+    )
+    assert ((values > 0) & (values < 1)).all()
+    assert np.isclose(values.max(), np.tanh(24.5 / 10.0))  # at best Black owns the board
+    with pytest.raises(ValueError, match="score_scale"):
+        RolloutEvaluator(score_scale=-1.0)
+
+
+class ConstantValue:
+    """A stand-in value evaluator: fixed priors and value."""
+
+    def __init__(self, value, priors):
+        self.value = value
+        self.priors = np.asarray(priors, dtype=float)
+        self.uniform_priors = False
+        self.calls = 0
+
+    def evaluate(self, batch):
+        self.calls += 1
+        return np.tile(self.priors, (len(batch), 1)), np.full(len(batch), self.value)
+
+
+def test_lambda_mixing():
+    state = GoState(Rules(size=5, komi=0.5))
+    batch = batch_of(*[state] * 8)
+    net = ConstantValue(0.6, np.full(26, 1 / 26))
+    assert isinstance(net, Evaluator)
+    z = RolloutEvaluator(seed=5).evaluate(batch)[1].copy()
+    mixed = MixedEvaluator(net, RolloutEvaluator(seed=5), lam=0.25).evaluate(batch)[1]
+    assert np.allclose(mixed, 0.75 * 0.6 + 0.25 * z)
+    only_net = MixedEvaluator(net, RolloutEvaluator(seed=5), lam=0.0).evaluate(batch)[1]
+    assert np.allclose(only_net, 0.6)
+    only_rollout = MixedEvaluator(net, RolloutEvaluator(seed=5), lam=1.0).evaluate(batch)[1]
+    assert np.allclose(only_rollout, z)
+    with pytest.raises(ValueError, match="lam"):
+        MixedEvaluator(net, RolloutEvaluator(), lam=1.5)
+
+
+def test_search_uses_evaluator_priors_over_the_legal_moves():
+    state = GoState(Rules(size=5, komi=0.5))
+    state.play(12)  # the centre is taken: its prior must be dropped and the rest renormalised
+    priors = np.full(26, 0.01)
+    priors[12] = 0.5
+    priors[7] = 0.24
+    net = ConstantValue(0.0, priors)
+    search = Search(MCTSConfig(policy="puct", sims=200, seed=6), net)
+    search.set_root(state)
+    stats = search.run(sims=200)
+    expected = priors[stats.moves] / priors[stats.moves].sum()
+    assert np.allclose(stats.priors, expected)
+    assert stats.moves[np.argmax(stats.visits)] == 7  # equal values: PUCT follows the prior
+    assert 190 <= net.calls <= 200  # one call per simulation that did not end the game
+
+
+def test_leaf_batch_states_replay_the_path():
+    root = GoState(Rules(size=5, komi=0.5))
+    moves = np.array([[12, 7, 25, 0]], dtype=np.int64)
+    after = root.clone()
+    for move in moves[0, :3]:
+        after.play(int(move))
+    batch = LeafBatch(root, root.compiled(), after.compiled().vector[None, :], moves, np.array([3]))
+    (state,) = batch.states()
+    assert state.history == after.history and state.zobrist == after.zobrist
+    assert batch.to_play.tolist() == [int(after.to_play)]
+    assert [m.tolist() for m in batch.move_sequences()] == [[12, 7, 25]]
+    assert root.move_number == 0
