@@ -223,7 +223,7 @@ def test_time_budget_stops_in_time():
     start = time.perf_counter()
     stats = search.run(seconds=0.2)
     took = time.perf_counter() - start
-    assert 0.2 <= took < 0.35
+    assert 0.2 <= took < 0.45  # slack for a busy machine
     assert stats.simulations > 20
 
 
