@@ -146,11 +146,15 @@ def test_secure_child_rule() -> None:
     kids = expand(tree, 0, 4)
     tree.visits[kids] = [100, 4, 1, 0]
     tree.value[kids] = [0.6, 0.3, -0.5, 0.9]
-    # q + 1/sqrt(n): 0.7, 0.8, 0.5; the unvisited child is never chosen
-    assert secure_child(tree, 0) == kids[1]
-    assert secure_child(tree, 0, a=-1.0) == kids[0]  # the lower confidence bound
-    tree.proven[kids[1]] = PROVEN_LOSS
+    # q + 1/sqrt(n) (as printed): 0.7, 0.8, 0.5; the unvisited child is never chosen
+    assert secure_child(tree, 0, a=1.0) == kids[1]
+    # q - 1/sqrt(n) (the default, a lower confidence bound): 0.5, -0.2, -1.5
     assert secure_child(tree, 0) == kids[0]
+    tree.proven[kids[0]] = PROVEN_LOSS
+    assert secure_child(tree, 0) == kids[1]
+    tree.proven[kids[0]] = 0
+    tree.proven[kids[1]] = PROVEN_LOSS
+    assert secure_child(tree, 0, a=1.0) == kids[0]
     tree.proven[kids[:3]] = PROVEN_LOSS
     assert secure_child(tree, 0) == kids[0]  # all lost: the most visited
     with pytest.raises(ValueError, match="no visited child"):

@@ -161,14 +161,15 @@ class SolverBackup:
         _pin_proven(tree.proven, tree.value, path)
 
 
-def secure_child(tree: Tree, node: int = 0, *, a: float = 1.0) -> int:
+def secure_child(tree: Tree, node: int = 0, *, a: float = -1.0) -> int:
     """The move choice of MCTS-Solver at ``node``: the child to play.
 
     A ``PROVEN_WIN`` child if there is one (the most visited of them); otherwise the "secure
-    child" ``argmax_i q_i + a / sqrt(n_i)`` over visited children that are not proven losses
-    (``a = 1`` as in Winands et al. 2008; the papers describe the rule as a lower confidence
-    bound, which ``a < 0`` gives); when every visited child is a proven loss, the most visited
-    child.
+    child" ``argmax_i q_i + a / sqrt(n_i)`` over visited children that are not proven losses;
+    when every visited child is a proven loss, the most visited child. Winands et al. (2008)
+    print ``+A/sqrt(n)`` with ``A = 1`` but call the rule a lower confidence bound; the default
+    ``a = -1`` is that lower bound (see ``docs/decisions/004-secure-child.md``), and ``a = 1``
+    gives the formula as printed.
 
     Returns:
         The child's node index (``tree.move[child]`` is the move).
