@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PLANE_DTYPE",
+    "HistoryPlanesHWC",
     "history_planes",
     "history_planes_hwc",
     "num_planes",
-    "write_history_planes_hwc",
 ]
 
 PLANE_DTYPE = np.int8
@@ -73,23 +73,69 @@ def _fill_chw(boards, n_pos, own, out):  # pragma: no cover (jit)
 
 @njit(cache=True)
 def _fill_hwc(boards, n_pos, own, out):  # pragma: no cover (jit)
-    """Planes ``(N, N, 2k + 1)`` from the flat board rows ``boards[:n_pos]`` (oldest first)."""
-    n = out.shape[0]
-    k = (out.shape[2] - 1) // 2
+    """Planes ``(N, N, 2k + 1)`` from the flat board rows ``boards[:n_pos]`` (oldest first).
+
+    Computed indices are cast to ``uintp`` so that numba omits its negative-index wraparound
+    test, which otherwise costs more than the loops' work.
+    """
+    planes = out.shape[2]
+    k = (planes - 1) // 2
+    points = boards.shape[1]
+    dst = out.reshape(points * planes)
     have = min(k, n_pos)
     opp = 3 - own
     colour = 1 if own == 1 else 0
-    for r in range(n):
-        for c in range(n):
-            p = r * n + c
-            for t in range(have):
-                v = boards[n_pos - 1 - t, p]
-                out[r, c, t] = v == own
-                out[r, c, k + t] = v == opp
-            for t in range(have, k):
-                out[r, c, t] = 0
-                out[r, c, k + t] = 0
-            out[r, c, 2 * k] = colour
+    for t in range(have):
+        row = boards[n_pos - 1 - t]
+        for p in range(points):
+            v = row[p]
+            dst[np.uintp(p * planes + t)] = v == own
+            dst[np.uintp(p * planes + k + t)] = v == opp
+    for t in range(have, k):
+        for p in range(points):
+            dst[np.uintp(p * planes + t)] = 0
+            dst[np.uintp(p * planes + k + t)] = 0
+    for p in range(points):
+        dst[np.uintp(p * planes + 2 * k)] = colour
+
+
+@njit(cache=True)
+def _update_hwc(boards, n_pos, own, since, last, out):  # pragma: no cover (jit)
+    """:func:`_fill_hwc` into ``out``, from ``last``: the planes ``since`` positions ago.
+
+    ``last`` holds the planes of the same perspective for ``boards[: n_pos - since]`` (the same
+    game); with ``0 <= since < k`` they are shifted by ``since`` ages and only the newest
+    ``since`` ages are read from the boards, otherwise every plane is. ``last`` is then set
+    to ``out``.
+    """
+    planes = out.shape[2]
+    k = (planes - 1) // 2
+    points = boards.shape[1]
+    total = points * planes
+    dst = out.reshape(total)
+    src = last.reshape(total)
+    if since < 0 or since >= k:
+        _fill_hwc(boards, n_pos, own, out)
+    else:
+        # Byte i of the planes now is byte i - since of the planes then, except the bytes
+        # rewritten below: in each point's run of 2k + 1 bytes, the newest ages (own and
+        # opponent) and the colour byte.
+        shifted = dst[since:]
+        kept = src[: total - since]
+        for i in range(total - since):
+            shifted[i] = kept[i]
+        opp = 3 - own
+        colour = 1 if own == 1 else 0
+        for t in range(since):
+            row = boards[n_pos - 1 - t]
+            for p in range(points):
+                v = row[p]
+                dst[np.uintp(p * planes + t)] = v == own
+                dst[np.uintp(p * planes + k + t)] = v == opp
+        for p in range(points):
+            dst[np.uintp(p * planes + 2 * k)] = colour
+    for i in range(total):
+        src[i] = dst[i]
 
 
 def _check(k: int, perspective: Color | int) -> int:
@@ -149,19 +195,51 @@ def history_planes_hwc(state: GoState, k: int, perspective: Color | int) -> np.n
     return planes
 
 
-def write_history_planes_hwc(state: GoState, perspective: int, out: np.ndarray) -> np.ndarray:
-    """Write the planes of :func:`history_planes_hwc` into ``out``, without argument checks.
+class HistoryPlanesHWC:
+    """The planes of :func:`history_planes_hwc` for one perspective, observation after observation.
 
-    For hot loops (the environment's observations) that check their arguments once.
+    Each call returns new planes of the given state, like :func:`history_planes_hwc`, but
+    computes them from the planes it returned last when the state continues the same game
+    (the same board history, ``d`` positions further on, ``0 <= d < k``): the stone planes then
+    only shift by ``d`` ages, so only the ``d`` newest ages are read from the boards. That is
+    the environment's case: each agent observes every other position.
 
     Args:
-        state: The game state (read only).
-        perspective: 1 (Black) or 2 (White), a plain ``int``.
-        out: A C-contiguous ``int8`` array of shape ``(N, N, 2k + 1)``; ``k`` comes from it.
+        size: Board size N of the states it will be given.
+        k: Number of positions of history, at least 1.
+        perspective: The colour whose stones come first (``Color.BLACK`` or ``Color.WHITE``).
 
-    Returns:
-        ``out``.
+    Raises:
+        ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
-    boards, n_pos = state.board_rows()
-    _fill_hwc(boards, n_pos, perspective, out)
-    return out
+
+    __slots__ = ("_boards", "_last", "_n", "_own", "_shape")
+
+    def __init__(self, size: int, k: int, perspective: Color | int) -> None:
+        self._own = _check(k, perspective)
+        self._shape = (size, size, 2 * k + 1)
+        self._last = np.zeros(self._shape, dtype=PLANE_DTYPE)
+        self._boards: np.ndarray | None = None
+        self._n = 0
+
+    def __call__(self, state: GoState) -> np.ndarray:
+        """A new C-contiguous ``int8`` array ``(N, N, 2k + 1)``: the planes of ``state``.
+
+        Raises:
+            ValueError: When ``state`` is not of the board size given to the constructor.
+        """
+        boards, n_pos = state.board_rows()
+        if boards is self._boards:
+            since = n_pos - self._n
+        else:
+            since = -1
+            if boards.shape[1] != self._shape[0] * self._shape[1]:
+                raise ValueError(
+                    f"these planes are for {self._shape[0]}x{self._shape[0]} boards, "
+                    f"got a {state.size}x{state.size} state"
+                )
+        planes = np.empty(self._shape, dtype=PLANE_DTYPE)
+        _update_hwc(boards, n_pos, self._own, since, self._last, planes)
+        self._boards = boards
+        self._n = n_pos
+        return planes
