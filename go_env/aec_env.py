@@ -27,7 +27,7 @@ from pettingzoo.utils import wrappers
 
 from go_env.coords import to_gtp
 from go_env.errors import IllegalMoveError, IllegalReason
-from go_env.features import PLANE_DTYPE, num_planes, write_history_planes_hwc
+from go_env.features import PLANE_DTYPE, HistoryPlanesHWC, num_planes
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
 from go_env.state import Color, GoState
@@ -167,7 +167,9 @@ class GoEnv(AECEnv, EzPickle):
         }
         self.observation_spaces = obs_space
         self.action_spaces = {agent: spaces.Discrete(size * size + 1) for agent in AGENTS}
-        self._planes_shape = (size, size, num_planes(self._history))
+        self._planes = {  # each agent's planes, updated from the ones it saw last
+            agent: HistoryPlanesHWC(size, self._history, _COLOUR_OF[agent]) for agent in AGENTS
+        }
         self._state = GoState(self._rules)
         self._start()
 
@@ -224,13 +226,11 @@ class GoEnv(AECEnv, EzPickle):
             ``{"observation": int8 (N, N, 2k + 1), "action_mask": int8 (N * N + 1,)}``, both new
             arrays. The mask is all zeros unless it is ``agent``'s turn in a running game.
         """
-        colour = _COLOUR_OF.get(agent)
-        if colour is None:
+        planes_of = self._planes.get(agent)
+        if planes_of is None:
             raise ValueError(f"agent must be one of {', '.join(AGENTS)}; got {agent!r}")
         state = self._state
-        planes = write_history_planes_hwc(
-            state, colour, np.empty(self._planes_shape, dtype=PLANE_DTYPE)
-        )
+        planes = planes_of(state)
         if (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
@@ -267,8 +267,8 @@ class GoEnv(AECEnv, EzPickle):
             self._finish()
         else:
             self.infos = {
-                AGENTS[0]: {"move_number": number, "score": score, "result": None},
-                AGENTS[1]: {"move_number": number, "score": score, "result": None},
+                "black_0": {"move_number": number, "score": score, "result": None},
+                "white_0": {"move_number": number, "score": score, "result": None},
             }
         self.agent_selection = _OTHER[agent]
         if self.render_mode == "human":

@@ -394,15 +394,13 @@ class GoState:
             :attr:`move_number`, and 0 while the game goes on, 1 when it ended by two passes
             (:attr:`is_terminal`), 2 when the move cap cut it (:attr:`is_truncated`).
         """
-        s = self._s
-        color = _COLORS[s[H_TO_PLAY]]
         row = self._n_pos
         if self._shared or row == self._boards.shape[0]:
             self._own_history(grow=row == self._boards.shape[0])
         nbr, zob, side, suicide, use_table, situational, limit, komi, actions = self._fixed
         mask = np.empty(actions, dtype=np.bool_)
-        diff, number, status = advance(
-            s,
+        color, diff, number, status = advance(
+            self._s,
             nbr,
             zob,
             side,
@@ -417,8 +415,8 @@ class GoState:
             mask,
         )
         self._n_pos = row + 1
-        self._history.append((color, move))
-        mask.flags.writeable = False
+        self._history.append((_COLORS[color], move))
+        mask.setflags(write=False)
         self._mask = mask
         return float(diff) - komi, number, status
 

@@ -11,7 +11,7 @@ from numba import njit
 
 from go_env._core.board import play
 from go_env._core.history import fill_legal_mask, record
-from go_env._core.layout import H_MOVES, H_PASSES
+from go_env._core.layout import H_MOVES, H_PASSES, H_TO_PLAY
 from go_env._core.scoring import area
 
 __all__ = ["RUNNING", "TERMINAL", "TRUNCATED", "advance"]
@@ -59,9 +59,10 @@ def advance(
             :func:`go_env._core.history.fill_legal_mask`).
 
     Returns:
-        ``(black area - white area, moves played, status)`` after the move; status is
-        :data:`RUNNING`, :data:`TERMINAL` or :data:`TRUNCATED`.
+        ``(colour of the mover, black area - white area, moves played, status)`` after the
+        move; status is :data:`RUNNING`, :data:`TERMINAL` or :data:`TRUNCATED`.
     """
+    color = s[H_TO_PLAY]
     play(s, nbr, zob, move)
     record(s, side, use_table, situational, boards, row, table)
     fill_legal_mask(
@@ -75,4 +76,4 @@ def advance(
         status = TRUNCATED
     else:
         status = RUNNING
-    return black - white, moves, status
+    return color, black - white, moves, status
