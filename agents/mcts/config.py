@@ -1,7 +1,10 @@
 """Configuration of the ``mcts`` agent: a frozen, validated dataclass (the agent plugin).
 
 Spec strings set its fields: ``mcts:sims=800,c=1.0,backup=softmax``,
-``mcts:backup="coulom:a=2,b=16"``, ``mcts:time=0.5``, ``mcts:seed=3``.
+``mcts:backup="coulom:a=2,b=16"``, ``mcts:time=0.5``, ``mcts:seed=3``, and a network leaf
+evaluator: ``mcts:policy=puct,batch=8,evaluator=net:model.pt`` (``evaluator=net``: the shipped
+model; options in quotes, ``evaluator="net:model.pt,lam=0.5"``, see
+:mod:`agents.nets.evaluator_spec`).
 
 Defaults follow [LL20] (Li and Lim, 2020; ``backups-spec.md`` section 11) where it is specific:
 standard (mean) backup, move chosen by most visits, no tree reuse, PUCT constant 0.5 with
@@ -16,11 +19,14 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
+
 from agents.mcts.backups import make_backup
 from agents.spec import parse_spec
 
 if TYPE_CHECKING:
     from agents.mcts.agent import MCTSAgent
+    from agents.mcts.evaluators import Evaluator
 
 __all__ = ["DEFAULT_C", "MCTSConfig"]
 
@@ -82,6 +88,15 @@ class MCTSConfig:
         resign: Resign (raise :class:`~agents.mcts.agent.Resignation`) when the value of the
             chosen move, in ``[-1, 1]``, is below this; ``None`` never resigns.
         resign_after: No resignation before this many moves of the game.
+        evaluator: Leaf evaluator: ``"rollout"`` (random rollouts, uniform priors) or a
+            network, ``"net"`` / ``"net:PATH"`` with options such as ``lam`` (rollout
+            mixing) and ``symmetry`` (see :mod:`agents.nets.evaluator_spec`; needs the
+            ``nets`` extra). Networks give priors: use ``policy="puct"`` with them.
+        batch: Leaves collected (with virtual loss) and evaluated together per step; 1 is
+            plain sequential MCTS. Larger batches let a network evaluate many positions at
+            once (see :mod:`agents.mcts.search`).
+        virtual_loss: Lost visits added to each node of a pending path while a batch is
+            collected (0: none; only used with ``batch > 1``).
         seed: Seed of the search (``None``: fresh entropy).
         name: Name of the agent in game records.
     """
@@ -108,6 +123,9 @@ class MCTSConfig:
     reuse_tree: bool = False
     resign: float | None = None
     resign_after: int = 0
+    evaluator: str = "rollout"
+    batch: int = 1
+    virtual_loss: int = 1
     seed: int | None = None
     name: str = "mcts"
 
@@ -145,6 +163,9 @@ class MCTSConfig:
         if self.resign is not None:
             _check_float("resign", self.resign, -1.0, 1.0)
         _check_int("resign_after", self.resign_after, 0)
+        _check_int("batch", self.batch, 1)
+        _check_int("virtual_loss", self.virtual_loss, 0)
+        self._evaluator_options()  # validates the evaluator spec (imports no network code)
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
         ):
@@ -191,11 +212,43 @@ class MCTSConfig:
             )
         return make_backup(self.backup)
 
+    def _evaluator_options(self) -> Any:
+        """``None`` for rollouts, else the validated options of the ``net`` evaluator."""
+        if not isinstance(self.evaluator, str) or not self.evaluator.strip():
+            raise ValueError(
+                f"evaluator must be 'rollout' or 'net[:PATH,...]', got {self.evaluator!r}"
+            )
+        name = parse_spec(self.evaluator)[0]
+        if name == "rollout":
+            if self.evaluator.strip() != "rollout":
+                raise ValueError(f"the rollout evaluator takes no options, got {self.evaluator!r}")
+            return None
+        if name != "net":
+            raise ValueError(
+                f"unknown evaluator {name!r}; allowed: rollout, net (net:PATH for a checkpoint)"
+            )
+        from agents.nets.evaluator_spec import net_evaluator_config
+
+        return net_evaluator_config(self.evaluator)
+
+    def make_evaluator(self) -> Evaluator | None:
+        """The leaf evaluator of :attr:`evaluator`; ``None`` for rollouts (the search's own).
+
+        A network evaluator is seeded from :attr:`seed` (its symmetry draws and rollouts).
+        """
+        options = self._evaluator_options()
+        if options is None:
+            return None
+        seed = None
+        if self.seed is not None:
+            seed = int(np.random.SeedSequence([self.seed, 0x6E6574]).generate_state(1)[0])
+        return options.build(seed=seed, score_scale=self.score_scale)
+
     def build(self) -> MCTSAgent:
         """The agent this config describes."""
         from agents.mcts.agent import MCTSAgent
 
-        return MCTSAgent(self)
+        return MCTSAgent(self, evaluator=self.make_evaluator())
 
 
 def _is_number(value: object) -> bool:

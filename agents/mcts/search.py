@@ -17,8 +17,17 @@ With the ``solver`` backup (MCTS-Solver, ``docs/backups.md``), selection takes a
 to win at once and avoids proven losses, a proven node is a leaf whose known result is backed
 up without evaluation, and the search stops once the root is proven.
 
-Virtual loss and batched leaf evaluation fit between steps 1 and 2 (collect several leaves,
-evaluate them as one batch); they are not implemented.
+**Batched evaluation with virtual loss** (``MCTSConfig.batch > 1``, for network evaluators):
+step 1 runs ``batch`` times before one evaluation of all the leaves collected. After each
+collection a *virtual loss* is applied to the nodes of its path (``virtual_loss`` extra visits,
+each counted as a loss for the player who moved into the node: ``q <- (q n - v) / (n + v)``),
+so the next descents spread over other lines (Guillaume Chaslot, Mark Winands, Jaap van den
+Herik, *Parallel Monte-Carlo tree search*, CG 2008; AlphaGo's asynchronous search). Before the
+backups every virtual loss is undone exactly (the saved visits and values are restored), then
+each leaf is backed up in collection order with the normal strategy, so every backup strategy
+works unchanged. A leaf expanded earlier in the same batch has uniform priors until the batch
+is evaluated; a later descent through it chooses among its children by those. With
+``batch = 1`` (the default) a simulation is exactly steps 1-3.
 
 **Rules inside the tree.** Children are exactly the moves :class:`~go_env.state.GoState` would
 accept: suicide per the rules, simple ko, and superko (positional or situational) against the
@@ -278,6 +287,34 @@ def _descend(
 
 
 @njit(cache=True)
+def _add_virtual_loss(
+    path, depth, visits, value, loss, saved_node, saved_visits, saved_value, top
+):  # pragma: no cover - compiled
+    """Add ``loss`` lost visits to ``path[1 .. depth]``, saving what it changes; new ``top``."""
+    for d in range(1, depth + 1):
+        node = path[d]
+        n = visits[node]
+        saved_node[top] = node
+        saved_visits[top] = n
+        saved_value[top] = value[node]
+        top += 1
+        value[node] = (value[node] * n - loss) / (n + loss)
+        visits[node] = n + loss
+    return top
+
+
+@njit(cache=True)
+def _undo_virtual_loss(
+    top, visits, value, saved_node, saved_visits, saved_value
+):  # pragma: no cover - compiled
+    """Restore the saved visits and values, newest first."""
+    for i in range(top - 1, -1, -1):
+        node = saved_node[i]
+        visits[node] = saved_visits[i]
+        value[node] = saved_value[i]
+
+
+@njit(cache=True)
 def _subtree_size(first_child, n_children, root, stack):  # pragma: no cover - compiled
     count = 0
     top = 1
@@ -486,6 +523,17 @@ class Search:
         self._batch = LeafBatch(
             state, self._compiled, self._scratch, self._path_moves, self._depths
         )
+        batch = self.config.batch
+        if batch > 1:
+            self._b_vectors = np.empty((batch, length), dtype=np.int64)
+            self._b_paths = np.zeros((batch, depth), dtype=np.int64)
+            self._b_moves = np.zeros((batch, depth), dtype=np.int64)
+            self._b_depths = np.zeros(batch, dtype=np.int64)
+            self._b_status = np.zeros(batch, dtype=np.int64)
+            self._b_values = np.zeros(batch, dtype=np.float64)
+            self._vl_node = np.zeros(batch * depth, dtype=np.int64)
+            self._vl_visits = np.zeros(batch * depth, dtype=np.int64)
+            self._vl_value = np.zeros(batch * depth, dtype=np.float64)
 
     def _subtree(self, node: int) -> Tree:
         old = self.tree
@@ -547,13 +595,19 @@ class Search:
             done = 1
         self._noise_root()
         solver = self.config.uses_solver
+        batch = self.config.batch
         while done != limit:
             if done > 0 and time.perf_counter() >= deadline:
                 break
             if solver and tree.proven[0] != 0:  # the result is known: stop early
                 break
-            self._simulate()
-            done += 1
+            if batch == 1:
+                self._simulate()
+                done += 1
+            else:
+                count = batch if limit < 0 else min(batch, limit - done)
+                self._simulate_batch(count)
+                done += count
         elapsed = time.perf_counter() - start
         return SearchStats.from_tree(tree, simulations=done, elapsed=elapsed)
 
@@ -609,6 +663,83 @@ class Search:
             if status == EXPANDED and not self.evaluator.uniform_priors:
                 self._set_priors(int(self._path[depth]), priors[0])
         self.strategy.backup(tree, self._path[: depth + 1], value)
+
+    def _simulate_batch(self, count: int) -> None:
+        """``count`` simulations whose leaves are evaluated as one batch (virtual loss)."""
+        tree = self.tree
+        assert tree is not None
+        compiled = self._compiled
+        geo = compiled.geometry
+        loss = self.config.virtual_loss
+        paths, depths, status, exact = self._b_paths, self._b_depths, self._b_status, self._b_values
+        top = 0
+        for i in range(count):
+            need = tree.size + self._points + 1
+            if need > tree.capacity and need <= self.config.max_nodes:
+                tree.reserve(self._points + 1)
+            depth, size, kind = _descend(
+                tree.parent,
+                tree.move,
+                tree.first_child,
+                tree.n_children,
+                tree.visits,
+                tree.value,
+                tree.prior,
+                tree.terminal,
+                tree.proven,
+                tree.size,
+                min(tree.capacity, self.config.max_nodes),
+                compiled.vector,
+                self._b_vectors[i],
+                geo.nbr,
+                geo.zobrist,
+                geo.side,
+                compiled.superko_keys,
+                paths[i],
+                self._b_moves[i],
+                self._path_keys,
+                self._legal,
+                self._rng,
+                self._iparams,
+                self._fparams,
+                self._out,
+            )
+            tree.size = size
+            depths[i] = depth
+            status[i] = kind
+            exact[i] = self._out[0] if kind == TERMINAL else 0.0
+            if loss > 0 and i < count - 1:
+                top = _add_virtual_loss(
+                    paths[i],
+                    depth,
+                    tree.visits,
+                    tree.value,
+                    loss,
+                    self._vl_node,
+                    self._vl_visits,
+                    self._vl_value,
+                    top,
+                )
+        _undo_virtual_loss(
+            top, tree.visits, tree.value, self._vl_node, self._vl_visits, self._vl_value
+        )
+        leaves = np.flatnonzero(status[:count] != TERMINAL)
+        if leaves.size:
+            batch = LeafBatch(
+                self.root,
+                compiled,
+                self._b_vectors[leaves],
+                self._b_moves[leaves],
+                depths[leaves],
+            )
+            priors, values = self.evaluator.evaluate(batch)
+            uniform = self.evaluator.uniform_priors
+            for j, leaf in enumerate(leaves.tolist()):
+                exact[leaf] = float(values[j])
+                if status[leaf] == EXPANDED and not uniform:
+                    self._set_priors(int(paths[leaf, depths[leaf]]), priors[j])
+        for i in range(count):
+            self.strategy.backup(tree, paths[i, : depths[i] + 1], float(exact[i]))
 
     def _set_priors(self, node: int, priors: np.ndarray) -> None:
         tree = self.tree

@@ -1,0 +1,60 @@
+"""Policy/value networks (PyTorch): model presets, evaluation in the search, agent, training.
+
+The only package of gomcts that imports torch (install the ``nets`` extra). Names are loaded
+lazily, so that ``import agents.nets`` and the spec validation of ``mcts:evaluator=net:...``
+do not import torch before a network is used.
+
+* :class:`NetConfig`, :data:`PRESETS`, :class:`PolicyValueNet` (:mod:`agents.nets.model`);
+* :class:`NetEvaluator` (:mod:`agents.nets.evaluator`), the MCTS leaf evaluator;
+* :class:`NetAgentConfig`, :class:`NetAgent` (:mod:`agents.nets.agent`), the ``net`` agent;
+* checkpoints (:mod:`agents.nets.checkpoint`), training (:mod:`agents.nets.supervised`,
+  :mod:`agents.nets.selfplay`), the ``gomcts train`` command (:mod:`agents.nets.cli`).
+
+See ``docs/nets.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "PRESETS",
+    "Checkpoint",
+    "NetAgent",
+    "NetAgentConfig",
+    "NetConfig",
+    "NetEvaluator",
+    "NetEvaluatorConfig",
+    "PolicyValueNet",
+    "load_checkpoint",
+    "load_net",
+    "save_checkpoint",
+    "shipped_model_path",
+]
+
+_WHERE = {
+    "PRESETS": "agents.nets.model",
+    "NetConfig": "agents.nets.model",
+    "PolicyValueNet": "agents.nets.model",
+    "NetEvaluator": "agents.nets.evaluator",
+    "NetEvaluatorConfig": "agents.nets.evaluator_spec",
+    "NetAgent": "agents.nets.agent",
+    "NetAgentConfig": "agents.nets.agent",
+    "Checkpoint": "agents.nets.checkpoint",
+    "load_checkpoint": "agents.nets.checkpoint",
+    "load_net": "agents.nets.checkpoint",
+    "save_checkpoint": "agents.nets.checkpoint",
+    "shipped_model_path": "agents.nets.checkpoint",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agents.nets' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,143 @@
+"""The ``net`` agent: plays from the policy head alone, greedily or by sampling.
+
+Spec: ``net`` (the shipped model), ``net:PATH``, ``net:PATH,mode=sample,temperature=0.5``.
+No search: one network evaluation per move. The value head is not used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from agents.base import AgentError
+from go_env.state import GoState
+
+__all__ = ["NetAgent", "NetAgentConfig"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetAgentConfig:
+    """Configuration of :class:`NetAgent` (the ``net`` agent plugin).
+
+    Args:
+        model: Checkpoint path; ``""`` or ``"default"``: the shipped 9x9 model.
+        mode: ``"greedy"`` (the most probable legal move) or ``"sample"`` (draw from the
+            policy sharpened or flattened by ``temperature``).
+        temperature: Sampling temperature ``T``: probabilities ``p ** (1 / T)``.
+        symmetry: Board symmetries of the evaluation: ``"average"`` (all 8, default),
+            ``"random"`` or ``"none"`` (see :mod:`agents.nets.evaluator`).
+        avoid_eyes: Never fill one of its own single-point eyes (it passes instead when
+            nothing else is left), so that games end.
+        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
+        threads: Torch CPU threads (0: leave torch's setting).
+        seed: Seed of the sampling and the random symmetries (``None``: fresh entropy).
+        name: Name of the agent in game records.
+    """
+
+    __spec_positional__: ClassVar[str] = "model"
+
+    model: str = ""
+    mode: Literal["greedy", "sample"] = "greedy"
+    temperature: float = 1.0
+    symmetry: Literal["none", "random", "average"] = "average"
+    avoid_eyes: bool = True
+    device: str = "cpu"
+    threads: int = 1
+    seed: int | None = None
+    name: str = "net"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("greedy", "sample"):
+            raise ValueError(f"mode must be greedy or sample, got {self.mode!r}")
+        t = self.temperature
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < float("inf"):
+            raise ValueError(f"temperature must be a number > 0, got {t!r}")
+        if self.symmetry not in ("none", "random", "average"):
+            raise ValueError(
+                f"symmetry must be one of none, random, average; got {self.symmetry!r}"
+            )
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
+            raise ValueError(f"threads must be an int >= 0, got {self.threads!r}")
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
+            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+
+    def build(self) -> NetAgent:
+        """The agent this config describes (loads the network).
+
+        Raises:
+            AgentError: When the checkpoint cannot be read.
+        """
+        return NetAgent(self)
+
+
+class NetAgent:
+    """Plays the policy network's move (see :class:`NetAgentConfig`).
+
+    Attributes:
+        last_priors: ``float64 (N*N + 1,)`` masked policy of the last move (``None`` before).
+    """
+
+    def __init__(self, config: NetAgentConfig | None = None) -> None:
+        import torch
+
+        from agents.nets.checkpoint import CheckpointError
+        from agents.nets.evaluator import NetEvaluator
+
+        self.config = config or NetAgentConfig()
+        self.name = self.config.name
+        if self.config.threads:
+            torch.set_num_threads(self.config.threads)
+        seeds = np.random.SeedSequence(self.config.seed).spawn(2)
+        try:
+            self.evaluator = NetEvaluator(
+                self.config.model,
+                symmetry=self.config.symmetry,
+                device=self.config.device,
+                cache_size=0,
+                seed=int(seeds[0].generate_state(1)[0]),
+            )
+        except (FileNotFoundError, CheckpointError) as exc:
+            raise AgentError(f"net agent: {exc}") from exc
+        self._rng = np.random.default_rng(seeds[1])
+        self.last_priors: np.ndarray | None = None
+
+    def reseed(self, seed: int) -> None:
+        """Restart the sampling and symmetry generators from ``seed`` (used by the arena)."""
+        seeds = np.random.SeedSequence(seed).spawn(2)
+        self.evaluator.seed(int(seeds[0].generate_state(1)[0]))
+        self._rng = np.random.default_rng(seeds[1])
+
+    def reset(self) -> None:
+        """Nothing to forget between games."""
+        self.last_priors = None
+
+    def act(self, state: GoState, observation: dict[str, Any] | None = None) -> int:
+        """The policy's move in ``state`` (left unchanged).
+
+        Raises:
+            AgentError: When the game is over.
+        """
+        if state.is_over:
+            raise AgentError(f"the game is over (result {state.result()}); no move to choose")
+        priors, _ = self.evaluator.evaluate_states([state])
+        p = priors[0].copy()
+        if self.config.avoid_eyes:
+            eyes = np.flatnonzero(state.own_eye_mask())
+            p[eyes] = 0.0
+        self.last_priors = p
+        total = p.sum()
+        if total <= 0:
+            return state.pass_move
+        if self.config.mode == "greedy":
+            return int(np.argmax(p))
+        w = np.where(p > 0, p / p.max(), 0.0) ** (1.0 / self.config.temperature)
+        return int(self._rng.choice(p.size, p=w / w.sum()))
+
+    def close(self) -> None:
+        """No resources to release."""

@@ -1,0 +1,116 @@
+"""The ``net`` leaf evaluator of the ``mcts`` agent, as a spec (no torch import here).
+
+``mcts:evaluator=net:PATH`` searches with the network of the checkpoint ``PATH`` (``net``
+alone: the model shipped with the package). Options follow the path inside quotes:
+``mcts:policy=puct,evaluator="net:model.pt,lam=0.5,symmetry=average"``.
+
+``lam`` mixes random rollouts into the leaf value as AlphaGo and Boke Go do:
+``v = (1 - lam) * v_net + lam * z_rollout`` (:class:`~agents.mcts.evaluators.MixedEvaluator`;
+Boke Go's lambda is 1/2, ``backups-spec.md`` section 14); ``lam=0`` (default) is the value
+network alone, as in [LL20].
+
+This module is imported by :class:`~agents.mcts.config.MCTSConfig` to validate specs, so it
+must not import torch; :meth:`NetEvaluatorConfig.build` does, when an evaluator is built.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from agents.spec import config_from_params, parse_spec
+
+if TYPE_CHECKING:
+    from agents.mcts.evaluators import Evaluator
+
+__all__ = ["NetEvaluatorConfig", "net_evaluator_config"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetEvaluatorConfig:
+    """Options of the ``net`` evaluator.
+
+    Args:
+        model: Checkpoint path; ``""`` or ``"default"``: the shipped 9x9 model.
+        symmetry: ``"random"`` (one random board symmetry per position), ``"average"`` (all
+            8, averaged) or ``"none"``.
+        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
+        cache: Positions kept in the evaluation cache.
+        lam: Weight of a random rollout in the leaf value, in ``[0, 1]``.
+        threads: Torch CPU threads of the process (0: leave torch's setting). One thread is
+            the default: a small network gains little from more, and on a busy machine
+            threads that wait for each other are many times slower.
+    """
+
+    __spec_positional__: ClassVar[str] = "model"
+
+    model: str = ""
+    symmetry: Literal["none", "random", "average"] = "random"
+    device: str = "cpu"
+    cache: int = 100_000
+    lam: float = 0.0
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.symmetry not in ("none", "random", "average"):
+            raise ValueError(
+                f"symmetry must be one of none, random, average; got {self.symmetry!r}"
+            )
+        if isinstance(self.cache, bool) or not isinstance(self.cache, int) or self.cache < 0:
+            raise ValueError(f"cache must be an int >= 0, got {self.cache!r}")
+        lam = self.lam
+        if not (
+            isinstance(lam, (int, float))
+            and not isinstance(lam, bool)
+            and math.isfinite(lam)
+            and 0.0 <= lam <= 1.0
+        ):
+            raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
+            raise ValueError(f"threads must be an int >= 0, got {self.threads!r}")
+
+    def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> Evaluator:
+        """The evaluator: a network, mixed with rollouts when ``lam > 0``.
+
+        A :class:`~agents.nets.evaluator.NetEvaluator`, wrapped in a
+        :class:`~agents.mcts.evaluators.MixedEvaluator` when ``lam > 0``.
+
+        Args:
+            seed: Seed of the symmetry draws and the rollouts (``None``: fresh entropy).
+            score_scale: Rollout value scale (see :class:`~agents.mcts.config.MCTSConfig`).
+        """
+        import numpy as np
+        import torch
+
+        from agents.mcts.evaluators import MixedEvaluator, RolloutEvaluator
+        from agents.nets.evaluator import NetEvaluator
+
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        seeds = np.random.SeedSequence(seed).generate_state(2)
+        net = NetEvaluator(
+            self.model,
+            symmetry=self.symmetry,
+            device=self.device,
+            cache_size=self.cache,
+            seed=int(seeds[0]),
+        )
+        if self.lam == 0.0:
+            return net
+        rollout = RolloutEvaluator(seed=int(seeds[1]), score_scale=score_scale)
+        return MixedEvaluator(net, rollout, lam=self.lam)
+
+
+def net_evaluator_config(spec: str) -> NetEvaluatorConfig:
+    """The options of an evaluator spec ``net:PATH,key=value...``.
+
+    Raises:
+        agents.spec.SpecError: For another name than ``net`` or a bad option.
+    """
+    name, params = parse_spec(spec)
+    if name != "net":
+        from agents.spec import SpecError
+
+        raise SpecError(f"evaluator spec {spec!r} does not name the net evaluator")
+    return config_from_params(NetEvaluatorConfig, params, what="evaluator 'net'")

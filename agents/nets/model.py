@@ -1,0 +1,199 @@
+"""The policy/value network: an AlphaGo Zero style residual tower with two heads.
+
+Architecture (David Silver et al., *Mastering the game of Go without human knowledge*, Nature
+2017, Methods "Neural network architecture"; [LL20] uses the same form, ``backups-spec.md``
+section 11): a 3x3 convolution with batch normalisation and ReLU, then ``blocks`` residual
+blocks (two 3x3 convolutions of ``filters`` channels with batch normalisation, a skip
+connection, ReLU), then
+
+* a **policy head**: 1x1 convolution to ``policy_channels`` channels, batch norm, ReLU, and a
+  fully connected layer to ``N*N + 1`` logits (pass last);
+* a **value head**: 1x1 convolution to ``value_channels`` channels, batch norm, ReLU, a fully
+  connected layer to ``value_hidden`` units, ReLU, a fully connected layer to one output and
+  ``tanh``: the value in ``[-1, 1]`` for the player to move.
+
+Presets are named by shape (:data:`PRESETS`): ``b4c32`` is [LL20]'s 9x9 network (4 blocks,
+32 filters, current + previous 4 positions), ``b10c64`` their 19x19 network (10 blocks, 64
+filters, current + previous 8 positions), ``b20c256`` AlphaGo Zero's 20-block network. Our input
+adds a colour plane to the stone planes (``2k + 1`` planes, :mod:`agents.nets.features`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from agents.nets.features import num_input_planes
+
+__all__ = ["PRESETS", "NetConfig", "PolicyValueNet", "ResidualBlock"]
+
+PRESETS: dict[str, dict[str, int]] = {
+    "b4c32": {"blocks": 4, "filters": 32, "history": 5, "value_hidden": 64},
+    "b10c64": {"blocks": 10, "filters": 64, "history": 9, "value_hidden": 128},
+    "b20c256": {"blocks": 20, "filters": 256, "history": 8, "value_hidden": 256},
+}
+"""Network shapes by name (the board size and the tactical planes are chosen separately)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetConfig:
+    """Shape and inputs of a :class:`PolicyValueNet` (stored in every checkpoint).
+
+    Args:
+        size: Board size N (the fully connected layers are sized for it).
+        blocks: Residual blocks.
+        filters: Channels of the tower.
+        history: Positions of stone history in the input (the current one included).
+        tactical: Add the 24 Boke Go style planes (:mod:`go_env.tactical_features`).
+        value_hidden: Units of the value head's hidden layer.
+        policy_channels: Channels of the policy head's 1x1 convolution.
+        value_channels: Channels of the value head's 1x1 convolution.
+    """
+
+    size: int = 9
+    blocks: int = 4
+    filters: int = 32
+    history: int = 5
+    tactical: bool = False
+    value_hidden: int = 64
+    policy_channels: int = 2
+    value_channels: int = 1
+
+    def __post_init__(self) -> None:
+        for name, low, high in (
+            ("size", 2, 25),
+            ("blocks", 0, 80),
+            ("filters", 1, 1024),
+            ("history", 1, 64),
+            ("value_hidden", 1, 4096),
+            ("policy_channels", 1, 64),
+            ("value_channels", 1, 64),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an int in [{low}, {high}], got {value!r}")
+        if not isinstance(self.tactical, bool):
+            raise ValueError(f"tactical must be True or False, got {self.tactical!r}")
+
+    @classmethod
+    def preset(cls, name: str, *, size: int = 9, **overrides: Any) -> NetConfig:
+        """The config of preset ``name`` for an N x N board, with fields overridden.
+
+        Raises:
+            ValueError: For an unknown preset (the known ones are listed).
+        """
+        if name not in PRESETS:
+            raise ValueError(f"unknown network preset {name!r}; known: {', '.join(PRESETS)}")
+        return cls(**{**PRESETS[name], "size": size, **overrides})
+
+    @property
+    def shape_name(self) -> str:
+        """``b{blocks}c{filters}``, e.g. ``"b4c32"``."""
+        return f"b{self.blocks}c{self.filters}"
+
+    @property
+    def in_planes(self) -> int:
+        """Number of input planes."""
+        return num_input_planes(self.history, self.tactical)
+
+    @property
+    def actions(self) -> int:
+        """Number of policy outputs, ``N*N + 1``."""
+        return self.size * self.size + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> NetConfig:
+        """The config of :meth:`to_dict`'s output.
+
+        Raises:
+            ValueError: For unknown keys.
+        """
+        known = {f.name for f in dataclasses.fields(cls)}
+        extra = sorted(set(data) - known)
+        if extra:
+            raise ValueError(f"unknown network config keys {extra}; known: {sorted(known)}")
+        return cls(**data)
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with batch norm, a skip connection and ReLU."""
+
+    def __init__(self, filters: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(filters)
+        self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(filters)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(B, F, N, N) -> (B, F, N, N)``."""
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(x + y)
+
+
+class PolicyValueNet(nn.Module):
+    """Policy logits and value of positions (see the module docstring).
+
+    Args:
+        config: The shape (:class:`NetConfig`).
+    """
+
+    def __init__(self, config: NetConfig) -> None:
+        super().__init__()
+        self.config = config
+        n2 = config.size * config.size
+        f = config.filters
+        self.stem = nn.Sequential(
+            nn.Conv2d(config.in_planes, f, 3, padding=1, bias=False),
+            nn.BatchNorm2d(f),
+            nn.ReLU(),
+        )
+        self.tower = nn.Sequential(*(ResidualBlock(f) for _ in range(config.blocks)))
+        self.policy_conv = nn.Sequential(
+            nn.Conv2d(f, config.policy_channels, 1, bias=False),
+            nn.BatchNorm2d(config.policy_channels),
+            nn.ReLU(),
+        )
+        self.policy_fc = nn.Linear(config.policy_channels * n2, config.actions)
+        self.value_conv = nn.Sequential(
+            nn.Conv2d(f, config.value_channels, 1, bias=False),
+            nn.BatchNorm2d(config.value_channels),
+            nn.ReLU(),
+        )
+        self.value_fc1 = nn.Linear(config.value_channels * n2, config.value_hidden)
+        self.value_fc2 = nn.Linear(config.value_hidden, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and values.
+
+        Args:
+            x: ``float (B, C, N, N)`` input planes (:mod:`agents.nets.features`).
+
+        Returns:
+            ``(logits (B, N*N + 1), values (B,))``; values in ``[-1, 1]`` for the player to
+            move, logits unnormalised and unmasked.
+        """
+        c = self.config
+        if x.dim() != 4 or x.shape[1:] != (c.in_planes, c.size, c.size):
+            raise ValueError(
+                f"expected input of shape (B, {c.in_planes}, {c.size}, {c.size}), "
+                f"got {tuple(x.shape)}"
+            )
+        h = self.tower(self.stem(x))
+        logits = self.policy_fc(self.policy_conv(h).flatten(1))
+        v = F.relu(self.value_fc1(self.value_conv(h).flatten(1)))
+        return logits, torch.tanh(self.value_fc2(v)).squeeze(1)
+
+    def parameter_count(self) -> int:
+        """Number of trainable parameters."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
