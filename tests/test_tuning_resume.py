@@ -14,6 +14,7 @@ from pathlib import Path
 from optuna.trial import TrialState
 
 from go_env.rules import Rules
+from tuning.objective import process_identity
 from tuning.search_spaces import make_space
 from tuning.study import StudyConfig, load_study, run_study
 
@@ -149,3 +150,34 @@ def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:
     assert first.state == TrialState.FAIL and retry.state == TrialState.COMPLETE
     assert retry.params == first.params and retry.user_attrs["origin"] == 0
     assert any("no heartbeat" in line for line in lines)
+
+
+def test_a_dead_local_worker_is_found_on_a_journal_storage(tmp_path: Path) -> None:
+    config = StudyConfig(
+        space=make_space("monotone", d=2),
+        agent="mcts:sims=8",
+        rules=Rules(size=5, komi=0.5),
+        games=4,
+        batch=2,
+        trials=1,
+        startup_trials=3,
+        out=tmp_path,
+        storage=str(tmp_path / "study.log"),
+        verify_games=0,
+    )
+    study = load_study(config)
+    lost = study.ask()
+    config.space.suggest(lost)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lost.set_user_attr("worker", {**process_identity(), "pid": int(dead.stdout)})
+    lines: list[str] = []
+    run_study(config, progress=lines.append, outputs=False)
+    first, retry = load_study(config).trials
+    assert first.state == TrialState.FAIL and retry.state == TrialState.COMPLETE
+    assert retry.params == first.params and retry.user_attrs["origin"] == 0
+    assert any(f"its worker (pid {int(dead.stdout)}) is gone" in line for line in lines)

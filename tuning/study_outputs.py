@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -246,12 +247,25 @@ def plot_history(path: Path, study: optuna.Study, *, title: str = "") -> Path:
 
 
 def verify_best(
-    config: StudyConfig, trial: FrozenTrial, best_file: Path, *, progress: bool = True
+    config: StudyConfig,
+    trial: FrozenTrial,
+    best_file: Path,
+    *,
+    progress: Progress | None = None,
+    every: int = 50,
 ) -> MatchResult:
     """Play the verification match: the parameters loaded from ``best_file`` vs the baseline.
 
     Its seed derives from the study seed and the trial's origin with another purpose than
     the trials' seeds, so none of its games was seen by the study.
+
+    Args:
+        config: The study.
+        trial: The trial whose parameters ``best_file`` holds.
+        best_file: The parameter file (the candidate loads it, as a user would).
+        progress: Receives a line every ``every`` games (a progress bar instead when stderr
+            is a terminal).
+        every: Games between two progress lines.
     """
     space = config.space
     candidate = space.candidate(
@@ -266,7 +280,20 @@ def verify_best(
         opening_moves=config.opening_moves,
     )
     results = config.out_dir / f"verify-trial{trial.number:05d}.jsonl"
-    return run_match(match, results=results, workers=config.verify_workers, progress=progress)
+    bar = progress is not None and sys.stderr.isatty()
+
+    def on_game(game: Any, result: MatchResult) -> None:
+        done = len(result.games)
+        if progress is not None and not bar and (done % every == 0 or done == match.games):
+            est = result.estimate
+            progress(
+                f"verification: {done}/{match.games} games, winrate {est.rate:.3f} "
+                f"[{est.rate_low:.3f}, {est.rate_high:.3f}]"
+            )
+
+    return run_match(
+        match, results=results, workers=config.verify_workers, progress=bar, on_game=on_game
+    )
 
 
 @dataclass
@@ -372,7 +399,7 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
                     f"verification: {config.verify_games} games of the best parameters "
                     f"(trial {best.number}) vs {config.baseline_spec}"
                 )
-            result = verify_best(config, best, best_file, progress=progress is not None)
+            result = verify_best(config, best, best_file, progress=progress)
             tally = result.tally
             low, high = wilson_interval(tally.points, tally.games)
             report.verification = {
