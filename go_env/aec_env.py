@@ -16,7 +16,7 @@ must ``clone()`` it before searching.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
@@ -171,6 +171,10 @@ class GoEnv(AECEnv, EzPickle):
             agent: HistoryPlanesHWC(size, self._history, _COLOUR_OF[agent]) for agent in AGENTS
         }
         self._state = GoState(self._rules)
+        # The legal moves of the position at ``_mask_at`` (``GoState.board_rows()``), written
+        # by ``GoState.advance`` and copied into each observation of the agent to move.
+        self._mask = np.zeros(size * size + 1, dtype=np.int8)
+        self._mask_at: tuple[np.ndarray, int] | None = None
         self._start()
 
     @classmethod
@@ -230,13 +234,17 @@ class GoEnv(AECEnv, EzPickle):
         if planes_of is None:
             raise ValueError(f"agent must be one of {', '.join(AGENTS)}; got {agent!r}")
         state = self._state
-        planes = planes_of(state)
+        rows = state.board_rows()
+        planes = planes_of.from_rows(*rows)
         if (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         ):
-            mask = state.legal_mask().astype(np.int8)
+            at = self._mask_at
+            if at is None or rows[0] is not at[0] or rows[1] != at[1]:
+                self._update_mask()  # the state changed outside step() and reset()
+            mask = self._mask.copy()
         else:
             mask = np.zeros(self._pass + 1, dtype=np.int8)
         return {"observation": planes, "action_mask": mask}
@@ -259,9 +267,11 @@ class GoEnv(AECEnv, EzPickle):
         else:
             move = self._check_action(action, agent)
         state = self._state
-        if not state.legal_mask()[move]:  # computed once per position, shared with observe()
+        result = state.advance(move, self._mask)  # checks the move, writes the next mask
+        if result is None:
             self._refuse(move, agent, state.illegal_reason(move))
-        score, number, status = state.advance(move)
+        self._mask_at = state.board_rows()
+        score, number, status = result
         self._cumulative_rewards[agent] = 0.0
         if status:
             self._finish()
@@ -333,6 +343,13 @@ class GoEnv(AECEnv, EzPickle):
         self.infos = {AGENTS[0]: info, AGENTS[1]: dict(info)}
         self.agent_selection = _AGENT_OF[state.to_play]
         self._skip_agent_selection = None
+        self._update_mask()
+
+    def _update_mask(self) -> None:
+        """Copy the legal moves of the current position into ``_mask``."""
+        state = self._state
+        self._mask[:] = state.legal_mask()
+        self._mask_at = state.board_rows()
 
     def _check_action(self, action: object, agent: str) -> int:
         try:
@@ -352,7 +369,7 @@ class GoEnv(AECEnv, EzPickle):
             )
         return move
 
-    def _refuse(self, move: int, agent: str, reason: IllegalReason | None) -> None:
+    def _refuse(self, move: int, agent: str, reason: IllegalReason | None) -> NoReturn:
         if reason is None:  # the cached mask and the state disagree: should never happen
             raise RuntimeError(f"move {move} is masked out but the state finds it legal")
         detail = f"{to_gtp(move, self._size)} (action {move}) by {agent}"

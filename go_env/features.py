@@ -229,14 +229,30 @@ class HistoryPlanesHWC:
             ValueError: When ``state`` is not of the board size given to the constructor.
         """
         boards, n_pos = state.board_rows()
+        return self.from_rows(boards, n_pos)
+
+    def from_rows(self, boards: np.ndarray, n_pos: int) -> np.ndarray:
+        """The planes of the position whose history is ``(boards, n_pos)``.
+
+        Args:
+            boards: The board history of a state, as from :meth:`GoState.board_rows`.
+            n_pos: The number of positions in it, as from :meth:`GoState.board_rows`.
+
+        Returns:
+            A new C-contiguous ``int8`` array ``(N, N, 2k + 1)``.
+
+        Raises:
+            ValueError: When the boards are not of the board size given to the constructor.
+        """
         if boards is self._boards:
             since = n_pos - self._n
         else:
             since = -1
-            if boards.shape[1] != self._shape[0] * self._shape[1]:
+            size = self._shape[0]
+            if boards.ndim != 2 or boards.shape[1] != size * size:
                 raise ValueError(
-                    f"these planes are for {self._shape[0]}x{self._shape[0]} boards, "
-                    f"got a {state.size}x{state.size} state"
+                    f"these planes are for {size}x{size} boards (rows of {size * size} points), "
+                    f"got a board history of shape {boards.shape}"
                 )
         planes = np.empty(self._shape, dtype=PLANE_DTYPE)
         _update_hwc(boards, n_pos, self._own, since, self._last, planes)

@@ -40,7 +40,7 @@ from go_env._core.layout import (
 )
 from go_env._core.playout import own_eyes, random_playout, seed_rng
 from go_env._core.scoring import area
-from go_env._core.step import advance
+from go_env._core.step import ILLEGAL, advance, rule_flags
 from go_env.coords import GTP_COLUMNS
 from go_env.errors import IllegalMoveError, IllegalReason
 from go_env.handicap import fixed_handicap_points
@@ -381,43 +381,50 @@ class GoState:
         self._history.append((color, int(move)))
         self._mask = None
 
-    def advance(self, move: int) -> tuple[float, int, int]:
-        """Play ``move`` without any check and return what an environment needs after it.
+    def advance(self, move: int, mask: np.ndarray | None = None) -> tuple[float, int, int] | None:
+        """Play ``move`` if it is legal, and compute what an environment needs after it.
 
-        The fast path of the PettingZoo environment: one compiled call plays the move, records
-        the position, computes the legal mask of the next player (cached for
-        :meth:`legal_mask`) and the area score. The caller guarantees that ``move`` is a legal
-        ``int`` action (see :meth:`legal_mask`).
+        The fast path of the PettingZoo environment: one compiled call checks and plays the
+        move, records the position, computes the legal moves of the next player and the area
+        score. Unlike :meth:`play`, an illegal move is reported by the return value.
+
+        Args:
+            move: The action index (an ``int``).
+            mask: ``None``: the legal moves after the move are kept for :meth:`legal_mask`.
+                Otherwise a writeable array of ``N * N + 1`` entries (``bool`` or an integer
+                type, e.g. the ``int8`` action mask of an environment) that gets them (1 legal,
+                0 not); the state keeps no reference to it.
 
         Returns:
-            ``(score, move_number, status)`` after the move: :meth:`score`,
+            ``None`` when ``move`` is illegal (nothing changed; :meth:`illegal_reason` says
+            why); otherwise ``(score, move_number, status)`` after the move: :meth:`score`,
             :attr:`move_number`, and 0 while the game goes on, 1 when it ended by two passes
             (:attr:`is_terminal`), 2 when the move cap cut it (:attr:`is_truncated`).
+
+        Raises:
+            ValueError: When ``mask`` does not have ``N * N + 1`` entries.
         """
+        if type(move) is not int:
+            move = self._as_move(move)
         row = self._n_pos
         if self._shared or row == self._boards.shape[0]:
             self._own_history(grow=row == self._boards.shape[0])
-        nbr, zob, side, suicide, use_table, situational, limit, komi, actions = self._fixed
-        mask = np.empty(actions, dtype=np.bool_)
+        nbr, zob, side, rules, komi, actions = self._fixed
+        out = np.empty(actions, dtype=np.bool_) if mask is None else mask
         color, diff, number, status = advance(
-            self._s,
-            nbr,
-            zob,
-            side,
-            move,
-            suicide,
-            use_table,
-            situational,
-            limit,
-            self._boards,
-            row,
-            self._table,
-            mask,
+            self._s, nbr, zob, side, rules, move, self._boards, row, self._table, out
         )
+        if status < 0:
+            if status == ILLEGAL:
+                return None
+            raise ValueError(f"mask must have {actions} entries (N * N + 1), got shape {out.shape}")
         self._n_pos = row + 1
         self._history.append((_COLORS[color], move))
-        mask.setflags(write=False)
-        self._mask = mask
+        if mask is None:
+            out.setflags(write=False)
+            self._mask = out
+        else:
+            self._mask = None
         return float(diff) - komi, number, status
 
     def place_stones(self, black: Iterable[int], white: Iterable[int]) -> None:
@@ -627,24 +634,19 @@ _COLORS = (Color.EMPTY, Color.BLACK, Color.WHITE)
 
 def _fixed_arguments(
     rules: Rules, geo: Geometry
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, bool, bool, int, float, int]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, int]:
     """The arguments of :func:`go_env._core.step.advance` that stay fixed during a game.
 
     Returns:
-        ``(nbr, zobrist, side, suicide, uses superko table, situational, move cap, komi,
-        number of actions)``.
+        ``(nbr, zobrist, side, rule flags, komi, number of actions)``.
     """
-    return (
-        geo.nbr,
-        geo.zobrist,
-        geo.side,
+    flags = rule_flags(
         rules.suicide,
         rules.ko is not KoRule.SIMPLE,
         rules.ko is KoRule.SITUATIONAL,
         rules.move_limit,
-        float(rules.komi),
-        rules.size * rules.size + 1,
     )
+    return geo.nbr, geo.zobrist, geo.side, flags, float(rules.komi), rules.size * rules.size + 1
 
 
 def _parse_rows(text: str) -> list[str]:
