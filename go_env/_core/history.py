@@ -18,6 +18,7 @@ from go_env._core.board import (
     LEGAL,
     R_SUPERKO,
     candidate_hash,
+    check_local,
     in_atari,
     play,
 )
@@ -120,40 +121,6 @@ def commit(s, nbr, zob, side, move, use_table, situational, boards, row, table):
     record(s, side, use_table, situational, boards, row, table)
 
 
-@njit(cache=True, inline="always")
-def _empty_point_legal(
-    s, nbr, zob, p, color, side_key, new_high, allow_suicide, use_table, table
-):  # pragma: no cover - compiled
-    """Whether ``color`` (to move) may play the empty point ``p``, not the ko point.
-
-    The tests of :func:`~go_env._core.board.check_local`, then superko. A move that captures
-    nothing and keeps a liberty leaves one stone more on the board; with ``new_high`` (that is
-    more stones than any recorded position held: ``s[H_PEAK]``, kept by :func:`record`) it
-    cannot repeat one, and the superko table is not consulted.
-    """
-    colors = HEADER + COLOR * s[H_P]
-    heads = HEADER + HEAD * s[H_P]
-    liberty = False
-    captures = False
-    for k in range(4):
-        q = nbr[p, k]
-        if q < 0:
-            continue
-        c = s[colors + q]
-        if c == 0:
-            liberty = True
-        elif in_atari(s, s[heads + q]):
-            if c != color:
-                captures = True
-        elif c == color:
-            liberty = True
-    if not (liberty or captures or allow_suicide):
-        return False  # suicide
-    if use_table and not (liberty and not captures and new_high):
-        return not table_contains(table, candidate_hash(s, nbr, zob, p, color) ^ side_key)
-    return True
-
-
 @njit(cache=True)
 def fill_legal_mask(
     s, nbr, zob, side, allow_suicide, use_table, situational, move_limit, table, out
@@ -162,7 +129,11 @@ def fill_legal_mask(
 
     ``out`` may be ``bool`` or an integer type (1 legal, 0 not). All entries are False once the
     game is over (two passes or the move cap); otherwise pass (the last entry) is always legal.
-    Only the empty points are examined, through the list of empty points of the state vector.
+    Only the empty points are examined (through the list of empty points of the state vector),
+    with the tests of :func:`~go_env._core.board.check_local` inlined. A move that captures
+    nothing and keeps a liberty leaves one stone more on the board; when that is more stones
+    than any recorded position held (``s[H_PEAK]``, kept by :func:`record`), it cannot repeat
+    one, and the superko table is not consulted.
     """
     points = s[H_P]
     over = s[H_PASSES] >= 2 or s[H_MOVES] >= move_limit
@@ -175,12 +146,33 @@ def fill_legal_mask(
     ko = s[H_KO]
     side_key = side[3 - color] if situational else 0
     new_high = points - s[H_NEMPTY] + 1 > s[H_PEAK]
+    colors = HEADER + COLOR * points
+    heads = HEADER + HEAD * points
     empty = HEADER + EMPTY * points
     for i in range(s[H_NEMPTY]):
         p = s[empty + i]
-        if p != ko and _empty_point_legal(
-            s, nbr, zob, p, color, side_key, new_high, allow_suicide, use_table, table
-        ):
+        if p == ko:
+            continue
+        liberty = False
+        captures = False
+        for k in range(4):
+            q = nbr[p, k]
+            if q < 0:
+                continue
+            c = s[colors + q]
+            if c == 0:
+                liberty = True
+            elif in_atari(s, s[heads + q]):
+                if c != color:
+                    captures = True
+            elif c == color:
+                liberty = True
+        if not (liberty or captures or allow_suicide):
+            continue  # suicide
+        if use_table and not (liberty and not captures and new_high):
+            key = candidate_hash(s, nbr, zob, p, color) ^ side_key
+            out[p] = not table_contains(table, key)
+        else:
             out[p] = True
 
 
@@ -190,21 +182,17 @@ def move_is_legal(
 ):  # pragma: no cover - compiled
     """Whether the player to move may play ``move`` (any integer; ``P`` passes).
 
-    The same rules as :func:`fill_legal_mask`, for one move.
+    The checks of :meth:`go_env.state.GoState.illegal_reason` (:func:`check_local`, then
+    :func:`superko_code`), compiled; they agree with :func:`fill_legal_mask`.
     """
     points = s[H_P]
     if move < 0 or move > points or s[H_PASSES] >= 2 or s[H_MOVES] >= move_limit:
         return False
     if move == points:
         return True
-    if s[HEADER + COLOR * points + move] != 0 or move == s[H_KO]:
+    if check_local(s, nbr, move, s[H_TO_PLAY], allow_suicide) != LEGAL:
         return False
-    color = s[H_TO_PLAY]
-    side_key = side[3 - color] if situational else 0
-    new_high = points - s[H_NEMPTY] + 1 > s[H_PEAK]
-    return _empty_point_legal(
-        s, nbr, zob, move, color, side_key, new_high, allow_suicide, use_table, table
-    )
+    return not use_table or superko_code(s, nbr, zob, side, move, situational, table) == LEGAL
 
 
 @njit(cache=True)
