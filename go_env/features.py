@@ -23,10 +23,13 @@ AlphaGo Zero's input features.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
+
+from go_env._core.fastcall import specialize
 
 if TYPE_CHECKING:
     from go_env.state import Color, GoState
@@ -138,6 +141,33 @@ def _update_hwc(boards, n_pos, own, since, last, out):  # pragma: no cover (jit)
         src[i] = dst[i]
 
 
+_FAST_UPDATE: list[Callable[..., None]] = []
+
+
+def _fast_update() -> Callable[..., None]:
+    """:func:`_update_hwc` compiled for ``int8`` C-contiguous boards and planes.
+
+    Called without numba's type dispatch (:mod:`go_env._core.fastcall`): the boards must pass
+    :func:`_plain_boards`, the planes are :class:`HistoryPlanesHWC`'s own arrays.
+    """
+    if not _FAST_UPDATE:
+        planes = np.zeros((2, 2, 3), dtype=PLANE_DTYPE)
+        boards = np.zeros((1, 4), dtype=np.int8)
+        _FAST_UPDATE.append(specialize(_update_hwc, boards, 1, 1, 0, planes, planes.copy()))
+    return _FAST_UPDATE[0]
+
+
+def _plain_boards(boards: np.ndarray) -> bool:
+    """Whether ``boards`` has the type :func:`_fast_update` is compiled for."""
+    return (
+        type(boards) is np.ndarray
+        and boards.dtype == np.int8
+        and boards.ndim == 2
+        and boards.flags.c_contiguous
+        and boards.flags.writeable
+    )
+
+
 def _check(k: int, perspective: Color | int) -> int:
     """Validate the arguments; return the perspective as a plain int (1 or 2)."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -213,13 +243,14 @@ class HistoryPlanesHWC:
         ValueError: When ``k`` is not a positive int or ``perspective`` is not a player colour.
     """
 
-    __slots__ = ("_boards", "_last", "_n", "_own", "_shape")
+    __slots__ = ("_boards", "_kernel", "_last", "_n", "_own", "_shape")
 
     def __init__(self, size: int, k: int, perspective: Color | int) -> None:
         self._own = _check(k, perspective)
         self._shape = (size, size, 2 * k + 1)
         self._last = np.zeros(self._shape, dtype=PLANE_DTYPE)
         self._boards: np.ndarray | None = None
+        self._kernel: Callable[..., None] = _update_hwc
         self._n = 0
 
     def __call__(self, state: GoState) -> np.ndarray:
@@ -254,8 +285,10 @@ class HistoryPlanesHWC:
                     f"these planes are for {size}x{size} boards (rows of {size * size} points), "
                     f"got a board history of shape {boards.shape}"
                 )
+            # GoState's board histories (the usual case) skip numba's type dispatch.
+            self._kernel = _fast_update() if _plain_boards(boards) else _update_hwc
         planes = np.empty(self._shape, dtype=PLANE_DTYPE)
-        _update_hwc(boards, n_pos, self._own, since, self._last, planes)
+        self._kernel(boards, n_pos, self._own, since, self._last, planes)
         self._boards = boards
         self._n = n_pos
         return planes

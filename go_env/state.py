@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import IntEnum
 from typing import NamedTuple
 
 import numpy as np
 
 from go_env._core import board as core
+from go_env._core.fastcall import specialize
 from go_env._core.history import (
     KEY_ZERO,
     commit,
@@ -118,6 +119,7 @@ class GoState:
         "_s",
         "_shared",
         "_table",
+        "_trusted_mask",
     )
 
     def __init__(self, rules: Rules | None = None) -> None:
@@ -129,6 +131,7 @@ class GoState:
         self._s: np.ndarray = core.new_state(self._rules.size)
         self._history: list[tuple[Color, int]] = []
         self._mask: np.ndarray | None = None
+        self._trusted_mask: np.ndarray | None = None  # see advance()
         # The start position and one per move; a long cap grows the history only when used.
         rows = min(self._rules.move_limit, 2 * self.pass_move) + 1
         self._boards = np.zeros((rows, self.pass_move), dtype=np.int8)
@@ -410,8 +413,18 @@ class GoState:
         if self._shared or row == self._boards.shape[0]:
             self._own_history(grow=row == self._boards.shape[0])
         nbr, zob, side, rules, komi, actions = self._fixed
-        out = np.empty(actions, dtype=np.bool_) if mask is None else mask
-        color, diff, number, status = advance(
+        if mask is None:
+            out = np.empty(actions, dtype=np.bool_)
+            kernel = _ADVANCE.get(np.bool_) or _specialize_advance(np.bool_)
+        elif mask is self._trusted_mask:  # a plain int8 array, checked before
+            out = mask
+            kernel = _ADVANCE.get(np.int8) or _specialize_advance(np.int8)
+        else:
+            out = mask
+            kernel = advance  # numba checks the argument types
+            if _plain_int8(mask):
+                self._trusted_mask = mask
+        color, diff, number, status = kernel(
             self._s, nbr, zob, side, rules, move, self._boards, row, self._table, out
         )
         if status < 0:
@@ -488,6 +501,7 @@ class GoState:
         other._n_pos = self._n_pos
         other._shared = self._shared = True
         other._mask = self._mask
+        other._trusted_mask = None
         return other
 
     def random_playout(self, seed: int | None = None) -> float:
@@ -630,6 +644,45 @@ class GoState:
 
 
 _COLORS = (Color.EMPTY, Color.BLACK, Color.WHITE)
+
+_ADVANCE: dict[type, Callable[..., tuple[int, int, int, int]]] = {}
+"""``advance`` compiled for masks of each numpy scalar type (see :func:`_specialize_advance`)."""
+
+
+def _specialize_advance(mask_type: type) -> Callable[..., tuple[int, int, int, int]]:
+    """``advance`` compiled for the argument types of :meth:`GoState.advance`.
+
+    Called without numba's type dispatch (:mod:`go_env._core.fastcall`), so every argument must
+    have the types of these examples: the state's own arrays always do; a mask must be a
+    one-dimensional, C-contiguous, writeable array of ``mask_type``.
+    """
+    geo = geometry(2)
+    entry = specialize(
+        advance,
+        core.new_state(2),
+        geo.nbr,
+        geo.zobrist,
+        geo.side,
+        rule_flags(False, True, False, 8),
+        0,
+        np.zeros((1, 4), dtype=np.int8),
+        0,
+        new_table(1),
+        np.zeros(5, dtype=mask_type),
+    )
+    _ADVANCE[mask_type] = entry
+    return entry
+
+
+def _plain_int8(mask: object) -> bool:
+    """Whether ``mask`` is an array of the int8 mask type of :func:`_specialize_advance`."""
+    return (
+        type(mask) is np.ndarray
+        and mask.dtype == np.int8
+        and mask.ndim == 1
+        and mask.flags.c_contiguous
+        and mask.flags.writeable
+    )
 
 
 def _fixed_arguments(

@@ -154,3 +154,40 @@ def test_env_mask_follows_a_state_changed_behind_its_back() -> None:
     mask = game.observe(AGENTS[1])["action_mask"]  # white_0 is still the env's mover
     np.testing.assert_array_equal(mask, game.unwrapped.state.legal_mask())
     assert mask[13] == 0 and mask[12] == 0
+
+
+def test_advance_takes_any_mask_array() -> None:
+    """int8 arrays skip numba's type dispatch once checked; other arrays go through it."""
+    masks = {
+        "int8": np.empty(26, dtype=np.int8),
+        "bool": np.empty(26, dtype=np.bool_),
+        "int64": np.empty(26, dtype=np.int64),
+        "strided": np.empty(52, dtype=np.int8)[::2],
+    }
+    for name, mask in masks.items():
+        state = GoState(Rules(size=5))
+        for move in (12, 13, 7, 25):  # the int8 mask is checked once, then trusted
+            assert state.advance(move, mask) is not None
+            np.testing.assert_array_equal(mask, state.legal_mask(), err_msg=name)
+
+
+def test_specialized_kernels_are_compiled_entry_points() -> None:
+    """``specialize`` really skips the dispatcher (else the fast paths silently are not)."""
+    from go_env._core.fastcall import specialize
+    from go_env._core.scoring import area
+    from go_env.features import _fast_update
+    from go_env.state import _specialize_advance
+
+    state = GoState.from_ascii(
+        """
+        X X . O O
+        . X . O .
+        X X . O O
+        . . . . .
+        . . . . ."""
+    )
+    vector, nbr = state.compiled().vector, state.compiled().geometry.nbr
+    fast = specialize(area, vector, nbr)
+    assert fast is not area and fast(vector, nbr) == area(vector, nbr) == (6, 6)
+    for entry in (_fast_update(), _specialize_advance(np.int8), _specialize_advance(np.bool_)):
+        assert type(entry).__name__ == "builtin_function_or_method"
