@@ -2,7 +2,7 @@
 
 It runs ``gomcts tune`` (the same code path) with settings sized for a few minutes on two
 cores: Softmax MCTS on 7x7 (komi 9) at 32 simulations per move, 12 trials of 20 games with
-two worker processes, then a 100-game verification match of the best parameters. It prints
+two worker processes, then a 200-game verification match of the best parameters. It prints
 the best parameters, the verification winrate with its Wilson interval and where the plots
 are. The study lives in ``runs/main-study/<space>/study.db``: running the command again
 continues it (or, when it is complete, only prints the results again).
@@ -26,7 +26,7 @@ from agents.cli import main as gomcts
 DEFAULTS = [
     "--size", "7", "--komi", "9", "--agent", "mcts:sims=32",
     "--trials", "12", "--startup-trials", "6", "--games", "20", "--batch", "4",
-    "--jobs", "2", "--verify-games", "100", "--verify-workers", "2", "--seed", "1",
+    "--jobs", "2", "--verify-games", "200", "--verify-workers", "2", "--seed", "1",
 ]  # fmt: skip
 
 
