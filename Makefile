@@ -6,7 +6,7 @@ export PATH := $(PATH):/usr/games
 
 demo:
 	@bash scripts/bootstrap.sh
-	.venv/bin/gomcts play --black random --white random --size 9 --seed 1 --sgf runs/demo/game.sgf
+	.venv/bin/python scripts/main_study.py
 
 test:
 	@bash scripts/bootstrap.sh

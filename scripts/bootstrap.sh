@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up everything gomcts needs on a fresh Debian-like machine: system packages (GNU Go),
+# Set up everything gomcts needs on a fresh Debian-like machine: system packages (GNU Go,
+# PostgreSQL),
 # a virtual environment in .venv, and the package with all extras. Idempotent and quick when
 # nothing changed. Used by `make demo` and `make test`.
 set -euo pipefail
@@ -22,6 +23,9 @@ apt_install() {
 export PATH="$PATH:/usr/games"  # Debian installs GNU Go there
 missing=()
 command -v gnugo >/dev/null 2>&1 || missing+=(gnugo)
+# PostgreSQL (server binaries in /usr/lib/postgresql/*/bin): the distributed-study tests.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 \
+    || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
     if ! apt_install "${missing[@]}"; then
         if [ "${CI:-}" = "true" ]; then log "CI needs: ${missing[*]}"; exit 1; fi
