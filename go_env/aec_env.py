@@ -234,15 +234,15 @@ class GoEnv(AECEnv, EzPickle):
         if planes_of is None:
             raise ValueError(f"agent must be one of {', '.join(AGENTS)}; got {agent!r}")
         state = self._state
-        rows = state.board_rows()
-        planes = planes_of.from_rows(*rows)
+        boards, n_pos = state.board_rows()
+        planes = planes_of.from_rows(boards, n_pos)
         if (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         ):
             at = self._mask_at
-            if at is None or rows[0] is not at[0] or rows[1] != at[1]:
+            if at is None or boards is not at[0] or n_pos != at[1]:
                 self._update_mask()  # the state changed outside step() and reset()
             mask = self._mask.copy()
         else:

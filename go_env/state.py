@@ -418,7 +418,7 @@ class GoState:
             kernel = _ADVANCE.get(np.bool_) or _specialize_advance(np.bool_)
         elif mask is self._trusted_mask:  # a plain int8 array, checked before
             out = mask
-            kernel = _ADVANCE.get(np.int8) or _specialize_advance(np.int8)
+            kernel = _ADVANCE_INT8 or _specialize_advance(np.int8)
         else:
             out = mask
             kernel = advance  # numba checks the argument types
@@ -647,6 +647,8 @@ _COLORS = (Color.EMPTY, Color.BLACK, Color.WHITE)
 
 _ADVANCE: dict[type, Callable[..., tuple[int, int, int, int]]] = {}
 """``advance`` compiled for masks of each numpy scalar type (see :func:`_specialize_advance`)."""
+_ADVANCE_INT8: Callable[..., tuple[int, int, int, int]] | None = None
+"""``_ADVANCE[np.int8]`` once made (the environment's case, one look-up less per move)."""
 
 
 def _specialize_advance(mask_type: type) -> Callable[..., tuple[int, int, int, int]]:
@@ -671,6 +673,9 @@ def _specialize_advance(mask_type: type) -> Callable[..., tuple[int, int, int, i
         np.zeros(5, dtype=mask_type),
     )
     _ADVANCE[mask_type] = entry
+    if mask_type is np.int8:
+        global _ADVANCE_INT8
+        _ADVANCE_INT8 = entry
     return entry
 
 
