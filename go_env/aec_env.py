@@ -551,9 +551,11 @@ def env(
     move outside the action mask ends the game: -1 to the mover, 0 to the other agent),
     ``AssertOutOfBoundsWrapper`` (an action outside ``Discrete(N * N + 1)`` fails an
     assertion) and ``OrderEnforcingWrapper`` (step, observe or render before reset are errors).
-    Each is a subclass of PettingZoo's class that only reads the turn bookkeeping (agents,
+    Each is a subclass of PettingZoo's class that reads the turn bookkeeping (agents,
     agent_selection, rewards, terminations, truncations, infos) from the unwrapped environment
-    in one hop instead of through every layer. The arguments are those of :class:`GoEnv`.
+    in one hop instead of through every layer; the outer one also does the common ``step``,
+    ``observe`` and ``last`` of all three layers in one call (see ``_OrderEnforcing``), with
+    the same behaviour. The arguments are those of :class:`GoEnv`.
 
     Returns:
         The wrapped environment; ``.unwrapped`` is the :class:`GoEnv`.
