@@ -16,10 +16,12 @@ from go_env._core.board import (
     EMPTY,
     HEAD,
     LEGAL,
+    LSQ,
+    LSUM,
+    PLIB,
     R_SUPERKO,
     candidate_hash,
     check_local,
-    in_atari,
     play,
 )
 from go_env._core.layout import (
@@ -102,8 +104,10 @@ def record(s, side, use_table, situational, boards, row, table):  # pragma: no c
     whoever clears ``table`` resets it to 0).
     """
     points = s[H_P]
+    colors = s[HEADER : HEADER + points]
+    board = boards[row]
     for p in range(points):
-        boards[row, p] = s[HEADER + p]
+        board[p] = colors[p]
     stones = points - s[H_NEMPTY]
     if stones > s[H_PEAK]:
         s[H_PEAK] = stones
@@ -145,24 +149,32 @@ def fill_legal_mask(
     color = s[H_TO_PLAY]
     ko = s[H_KO]
     side_key = side[3 - color] if situational else 0
-    new_high = points - s[H_NEMPTY] + 1 > s[H_PEAK]
-    colors = HEADER + COLOR * points
-    heads = HEADER + HEAD * points
-    empty = HEADER + EMPTY * points
-    for i in range(s[H_NEMPTY]):
-        p = s[empty + i]
+    n_empty = s[H_NEMPTY]
+    new_high = points - n_empty + 1 > s[H_PEAK]
+    # Segments as views, indexed by uintp: numba then skips its negative-index wraparound.
+    colors = s[HEADER + COLOR * points : HEADER + (COLOR + 1) * points]
+    heads = s[HEADER + HEAD * points : HEADER + (HEAD + 1) * points]
+    plib = s[HEADER + PLIB * points : HEADER + (PLIB + 1) * points]
+    lsum = s[HEADER + LSUM * points : HEADER + (LSUM + 1) * points]
+    lsq = s[HEADER + LSQ * points : HEADER + (LSQ + 1) * points]
+    empties = s[HEADER + EMPTY * points : HEADER + EMPTY * points + n_empty]
+    for i in range(n_empty):
+        p = empties[i]
         if p == ko:
             continue
         liberty = False
         captures = False
         for k in range(4):
-            q = nbr[p, k]
+            q = nbr[np.uintp(p), k]
             if q < 0:
                 continue
-            c = s[colors + q]
+            c = colors[np.uintp(q)]
             if c == 0:
                 liberty = True
-            elif in_atari(s, s[heads + q]):
+                continue
+            h = np.uintp(heads[np.uintp(q)])
+            libs = plib[h]
+            if libs > 0 and libs * lsq[h] == lsum[h] ** 2:  # in atari (see board.in_atari)
                 if c != color:
                     captures = True
             elif c == color:
