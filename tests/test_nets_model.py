@@ -108,3 +108,19 @@ def test_bad_checkpoints(tmp_path):
 def test_model_names():
     assert resolve_model_path("") == shipped_model_path() == resolve_model_path("default")
     assert resolve_model_path("x/y.pt").name == "y.pt"
+
+
+def test_the_shipped_model_loads_and_plays():
+    from agents.nets.agent import NetAgentConfig
+    from go_env.state import GoState
+
+    checkpoint = load_checkpoint(shipped_model_path())
+    assert checkpoint.config == NetConfig.preset("b4c32", tactical=True)
+    assert checkpoint.train is None and checkpoint.meta["data_counts"]["games"] > 0
+    assert shipped_model_path().stat().st_size < 2_000_000
+    state = GoState()
+    agent = NetAgentConfig().build()
+    for _ in range(6):
+        move = agent.act(state)
+        assert state.is_legal(move)
+        state.play(move)
