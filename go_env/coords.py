@@ -88,10 +88,11 @@ def from_sgf(text: str, size: int) -> int:
     value = text.strip()
     if value == "" or (value == "tt" and size <= 19):
         return size * size
-    if len(value) != 2 or not all(c in _SGF_LETTERS for c in value.lower()):
-        raise ValueError(f"invalid SGF point {text!r}: expected two letters a-z")
-    col = _SGF_LETTERS.index(value[0].lower())
-    row = _SGF_LETTERS.index(value[1].lower())
+    if len(value) != 2 or not all(c in _SGF_LETTERS for c in value):
+        # SGF's upper-case letters stand for points 27..52, beyond any board we support.
+        raise ValueError(f"invalid SGF point {text!r}: expected two lower-case letters a-y")
+    col = _SGF_LETTERS.index(value[0])
+    row = _SGF_LETTERS.index(value[1])
     if col >= size or row >= size:
         raise ValueError(f"SGF point {text!r} is off a {size}x{size} board")
     return row * size + col

@@ -227,8 +227,15 @@ class GoState:
         return Color(int(self._s[HEADER + self._point(move)]))
 
     def captures(self, color: Color) -> int:
-        """Prisoners taken so far by ``color``."""
-        return int(self._s[H_CAPT_B if Color(color) == Color.BLACK else H_CAPT_W])
+        """Prisoners taken so far by ``color`` (``Color.BLACK`` or ``Color.WHITE``).
+
+        Raises:
+            ValueError: For ``Color.EMPTY`` or anything that is not a player.
+        """
+        player = Color(color)
+        if player is Color.EMPTY:
+            raise ValueError("captures() needs a player, Color.BLACK or Color.WHITE; got EMPTY")
+        return int(self._s[H_CAPT_B if player is Color.BLACK else H_CAPT_W])
 
     def score(self) -> float:
         """Tromp-Taylor area score of the current position: Black's area - White's - komi."""

@@ -153,3 +153,12 @@ def test_point_and_row_col_errors(size: int) -> None:
             to_gtp(move, size)
         with pytest.raises(ValueError):
             to_sgf(move, size)
+
+
+def test_upper_case_sgf_points_are_beyond_the_board() -> None:
+    import pytest
+
+    from go_env.coords import from_sgf
+
+    with pytest.raises(ValueError, match="lower-case"):
+        from_sgf("AB", 19)

@@ -462,3 +462,14 @@ def test_a_huge_move_cap_allocates_nothing_up_front() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 4 * 2**20, f"{peak / 2**20:.0f} MiB"
+
+
+def test_captures_needs_a_player() -> None:
+    import pytest
+
+    from go_env.state import Color, GoState
+
+    state = GoState()
+    assert state.captures(Color.BLACK) == 0
+    with pytest.raises(ValueError, match="needs a player"):
+        state.captures(Color.EMPTY)
