@@ -70,7 +70,7 @@ def plot_running_score(
     axes.set_ylabel("score rate (win = 1, draw = 1/2)")
     if title:
         axes.set_title(title, fontsize=9)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.legend(loc="upper right", fontsize=8)
     axes.grid(alpha=0.3)
     figure.tight_layout()
     out = Path(path)
