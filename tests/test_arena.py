@@ -196,7 +196,10 @@ def test_match_results_do_not_depend_on_workers_and_resume_after_interruption(
     with pytest.raises(KeyboardInterrupt):
         run_match(config, results=path, workers=2, on_game=interrupt)
     kept = ResultsFile(path, config.identity()).load()
-    assert 4 <= len(kept) < 16  # what finished is saved, running games included
+    # What finished is saved, games still running at the interruption included. How many that
+    # is depends on timing: while the second worker starts, the first may play on far ahead of
+    # the game the generator waits for (the command-line test below resumes a partial match).
+    assert 4 <= len(kept) <= 16
     resumed = run_match(config, results=path, workers=1)
     # Games played by the pool and in this process are the same games.
     assert deterministic(resumed.games) == deterministic(reference.games)
