@@ -9,13 +9,29 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from go_env.state import Color as GoColor
 from go_env.state import GoState
 
-__all__ = ["Agent", "AgentError"]
+__all__ = ["Agent", "AgentError", "Resignation"]
 
 
 class AgentError(Exception):
     """An agent could not be built or could not choose a move."""
+
+
+class Resignation(AgentError):
+    """Raised by ``act`` when the agent resigns the game instead of moving.
+
+    The game runner (:func:`agents.game.play_game`) records the game as lost by ``color``
+    (``"B+R"``/``"W+R"``).
+
+    Attributes:
+        color: The colour that resigns (the player to move).
+    """
+
+    def __init__(self, color: GoColor, message: str = "") -> None:
+        super().__init__(message or f"{color.name.lower()} resigns")
+        self.color = color
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import go_env
-from agents.base import Agent, AgentError
+from agents.base import Agent, Resignation
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -28,10 +28,10 @@ class GameResult:
         result: The result string (``"B+3.5"``).
         truncated: Whether the move cap ended the game.
         names: ``{Color.BLACK: ..., Color.WHITE: ...}`` agent names.
-        resigned: The colour that resigned, or ``None``. An agent resigns by raising an
-            :class:`~agents.base.AgentError` whose ``color`` attribute is the colour to move
-            (e.g. MCTS's ``Resignation``); the result is then ``"B+R"``/``"W+R"``, the winner
-            the other colour, and ``score`` the area score of the board as it stands.
+        resigned: The colour that resigned, or ``None``. An agent resigns by raising
+            :class:`~agents.base.Resignation` for the colour to move; the result is then
+            ``"B+R"``/``"W+R"``, the winner the other colour, and ``score`` the area score of
+            the board as it stands.
     """
 
     state: GoState
@@ -89,8 +89,8 @@ def play_game(
         state = env.unwrapped.state
         try:
             move = seats[seat].act(state, observation)
-        except AgentError as exc:
-            if getattr(exc, "color", None) != state.to_play:
+        except Resignation as exc:
+            if exc.color != state.to_play:
                 raise
             return _resigned(state, black, white)
         env.step(move)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from agents.base import AgentError
+from agents.base import Resignation
 from agents.gtp.scoring import score_without
 from agents.registry import AGENTS
 from go_env.rules import Rules
@@ -69,9 +69,7 @@ class Probe:
         if self.config.fail_as_white and state.to_play == Color.WHITE:
             raise RuntimeError("probe failure")
         if 0 <= self.config.resign_at_move <= state.move_number:
-            error = AgentError("probe resigns")
-            error.color = state.to_play  # type: ignore[attr-defined]
-            raise error
+            raise Resignation(state.to_play, "probe resigns")
         moves = state.legal_moves()
         eyes = state.own_eye_mask()
         safe = [int(m) for m in moves if m != state.pass_move and not eyes[m]]

@@ -13,7 +13,7 @@ else ``play`` commands), then a ``play`` for every move the engine has not seen;
 when it answers a move that our rules forbid (a superko repetition), the agent takes it back
 (``undo``) and asks ``restricted_genmove`` among our legal moves, or passes when the engine
 lacks that command. An answer ``resign`` raises :class:`GtpResignation` (an
-:class:`~agents.base.AgentError` with the resigning ``color``), which
+:class:`~agents.base.Resignation` with the resigning ``color``), which
 :func:`agents.game.play_game` records as a resignation (``"B+R"``/``"W+R"``); GNU Go resigns
 only hopeless games, and ``--never-resign`` in its command line stops that.
 
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import AgentError
+from agents.base import AgentError, Resignation
 from agents.gtp.process import GtpCommandError, GtpError, GtpProcess
 from go_env.coords import from_gtp, to_gtp
 from go_env.rules import Rules
@@ -81,7 +81,7 @@ def resolve_program(argv: list[str]) -> list[str]:
     return [found, *argv[1:]]
 
 
-class GtpResignation(AgentError):
+class GtpResignation(Resignation):
     """The engine resigned (answered ``resign`` to ``genmove``).
 
     Attributes:
@@ -89,8 +89,7 @@ class GtpResignation(AgentError):
     """
 
     def __init__(self, color: Color, engine: str) -> None:
-        super().__init__(f"{engine} resigns as {color.name.lower()}")
-        self.color = color
+        super().__init__(color, f"{engine} resigns as {color.name.lower()}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentError
+from agents.base import Resignation as BaseResignation
 from agents.mcts.config import MCTSConfig
 from agents.mcts.evaluators import Evaluator
 from agents.mcts.search import Search
@@ -21,8 +22,8 @@ VALUE_MIN_SHARE = 0.1
 not considered (a lucky child with a handful of visits is not a reliable best move)."""
 
 
-class Resignation(AgentError):
-    """The agent resigns the game.
+class Resignation(BaseResignation):
+    """The MCTS agent resigns the game.
 
     Attributes:
         color: The colour that resigns.
@@ -30,8 +31,7 @@ class Resignation(AgentError):
     """
 
     def __init__(self, color: Color, value: float) -> None:
-        super().__init__(f"{color.name.lower()} resigns (value {value:+.3f})")
-        self.color = color
+        super().__init__(color, f"{color.name.lower()} resigns (value {value:+.3f})")
         self.value = value
 
 
