@@ -3,6 +3,10 @@
 :func:`advance` checks and plays a move, records the new position (board row and superko key),
 writes the legal mask of the player to move next and scores the new position, so that a Python
 caller crosses into compiled code once per move instead of five times.
+
+numba's on-disk cache of :func:`advance` keys on this file only, not on the kernels it calls
+(in ``board``, ``history`` and ``scoring``): after changing those, touch this file (or delete
+``__pycache__``) so that a working tree with a warm cache does not keep running the old code.
 """
 
 from __future__ import annotations
