@@ -1,5 +1,5 @@
 # The two commands of the README. Each sets up everything it needs (scripts/bootstrap.sh).
-.PHONY: demo test lint bench
+.PHONY: demo test lint bench clean-cache
 
 # Debian installs GNU Go in /usr/games, which is not always on PATH.
 export PATH := $(PATH):/usr/games
@@ -20,3 +20,6 @@ bench:
 	@bash scripts/bootstrap.sh
 	.venv/bin/python -c "import pyspiel, pygame" 2>/dev/null || .venv/bin/python -m pip install -q -e ".[agents,bench]"
 	.venv/bin/python benchmarks/run_all.py $(BENCH_ARGS)
+
+clean-cache:
+	find go_env agents tuning -name '*.nbi' -delete -o -name '*.nbc' -delete
