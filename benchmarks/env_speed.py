@@ -1,4 +1,9 @@
-"""AEC environment speed: our ``go_env.env`` against PettingZoo's ``go_v5``, random legal moves.
+"""AEC environment speed: our ``go_env`` against PettingZoo's ``go_v5``, random legal moves.
+
+Two pairs are compared on each board size, each pair in its own alternating trials: the wrapped
+environments, ``go_env.env(board_size=N)`` against ``go_v5.env(board_size=N)``, and the raw ones
+without PettingZoo's wrappers, ``go_env.raw_env(board_size=N)`` against
+``go_v5.raw_env(board_size=N)``.
 
 One driver serves both environments: ``env.last()``, a uniformly random legal action drawn from
 the observation's action mask with the same seeded ``random.Random`` (one ``randrange`` per
@@ -6,7 +11,8 @@ move), ``env.step(action)``; at the end of a game each agent takes its ``step(No
 environment is reset. The rate counts the moves played (``step`` with an action); the end-of-game
 ``step(None)`` calls and the resets are inside the timed loop but are not counted as moves.
 
-Target (issue 2): ours at least 10x go_v5 on 9x9 and on 19x19, measured in the same run.
+Target (issue 2): ours at least 10x go_v5 on 9x9 and on 19x19, measured in the same run; one
+verdict per pair and size.
 
 Usage::
 
@@ -29,6 +35,7 @@ from common import (
     Case,
     Report,
     Sample,
+    Series,
     Stopwatch,
     Verdict,
     base_parser,
@@ -50,6 +57,8 @@ TARGET_RATIO = 10.0
 
 OURS = "gomcts go_env.env"
 PEER = "PettingZoo go_v5.env"
+OURS_RAW = "gomcts go_env.raw_env"
+PEER_RAW = "PettingZoo go_v5.raw_env"
 
 
 def drive(env: Any, seconds: float, seed: int) -> Sample:
@@ -89,6 +98,12 @@ def _timed(make: Callable[[], Any], seconds: float, seed: int) -> Sample:
         env.close()
 
 
+def _maker(module: Any, factory: str, size: int) -> Callable[[], Any]:
+    """A function building ``module.<factory>(board_size=size)`` (``env`` or ``raw_env``)."""
+    build = getattr(module, factory)
+    return lambda: build(board_size=size)
+
+
 def _case(name: str, make: Callable[[], Any], seconds: float, seed: int) -> Case:
     return Case(name, "moves/s", lambda: _timed(make, seconds, seed))
 
@@ -122,30 +137,36 @@ def main(argv: list[str] | None = None) -> int:
     if go_v5 is None:
         print(f"{PEER}: skipped (pettingzoo.classic.go_v5 needs pygame: pip install -e .[bench])")
     for size in sizes:
-        makers = {OURS: lambda n=size: go_env.env(board_size=n)}
-        if go_v5 is not None:
-            makers[PEER] = lambda n=size: go_v5.env(board_size=n)
-        for make in makers.values():  # warm-up: imports, compiled kernels, caches
-            _timed(make, min(seconds, 0.1), args.seed)
-        cases = [_case(name, make, seconds, args.seed) for name, make in makers.items()]
-        series = run_trials(cases, args.trials)
-        ours = series[OURS]
-        rows = [series_row(ours, f"{ours.extra_total('games'):.0f}", "", "")]
+        pairs = [(OURS, PEER, "env"), (OURS_RAW, PEER_RAW, "raw_env")]
+        series: dict[str, Series] = {}
         ratios = []
-        if PEER in series:
-            ratio = ours.ratio_to(series[PEER])
-            ratios.append(ratio)
-            peer_games = f"{series[PEER].extra_total('games'):.0f}"
-            rows.append(series_row(series[PEER], peer_games, "", ""))
-            rows[0][-2:] = [ratio_cell(ratio), cpu_ratio_cell(ratio)]
-            report.verdict(
-                Verdict(
-                    f"env {size}x{size}: {OURS} / {PEER}",
-                    ratio.median,
-                    TARGET_RATIO,
-                    detail=f"per CPU-second {ratio.cpu_median:.2f}x",
+        rows = []
+        for ours_name, peer_name, factory in pairs:
+            makers = {ours_name: _maker(go_env, factory, size)}
+            if go_v5 is not None:
+                makers[peer_name] = _maker(go_v5, factory, size)
+            for make in makers.values():  # warm-up: imports, compiled kernels, caches
+                _timed(make, min(seconds, 0.1), args.seed)
+            cases = [_case(name, make, seconds, args.seed) for name, make in makers.items()]
+            pair = run_trials(cases, args.trials)
+            series.update(pair)
+            ours = pair[ours_name]
+            ours_row = series_row(ours, f"{ours.extra_total('games'):.0f}", "", "")
+            rows.append(ours_row)
+            if peer_name in pair:
+                ratio = ours.ratio_to(pair[peer_name])
+                ratios.append(ratio)
+                peer_games = f"{pair[peer_name].extra_total('games'):.0f}"
+                rows.append(series_row(pair[peer_name], peer_games, "", ""))
+                ours_row[-2:] = [ratio_cell(ratio), cpu_ratio_cell(ratio)]
+                report.verdict(
+                    Verdict(
+                        f"env {size}x{size}: {ours_name} / {peer_name}",
+                        ratio.median,
+                        TARGET_RATIO,
+                        detail=f"per CPU-second {ratio.cpu_median:.2f}x",
+                    )
                 )
-            )
         print_table(
             f"AEC moves per second, {size}x{size}",
             [*SERIES_HEADER, "games", "ours / go_v5", "same, per CPU-s"],

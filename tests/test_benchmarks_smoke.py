@@ -87,6 +87,7 @@ def test_peers_are_measured_when_installed_and_skipped_otherwise(
     for peer in ("OpenSpiel go, Python API", "OpenSpiel C++ MCTSBot", "OpenSpiel Python MCTSBot"):
         assert (f"| {peer} " in stdout) is HAS_OPENSPIEL
     assert ("| PettingZoo go_v5.env " in stdout) is HAS_PYGAME
+    assert ("| PettingZoo go_v5.raw_env " in stdout) is HAS_PYGAME
     if not HAS_OPENSPIEL:
         assert "skipped (open_spiel not installed" in stdout
     if not HAS_PYGAME:
@@ -110,10 +111,16 @@ def test_env_speed_rotates_trials_and_prints_a_verdict_per_size(tmp_path: Path) 
     )
     assert "### AEC moves per second, 5x5" in stdout
     assert "### AEC moves per second, 7x7" in stdout
+    assert "| gomcts go_env.env " in stdout
+    assert "| gomcts go_env.raw_env " in stdout
     data = json.loads(path.read_text())
     assert [s["board_size"] for s in data["sections"]] == [5, 7]
     assert all(len(series["samples"]) == 2 for s in data["sections"] for series in s["series"])
-    assert len(VERDICT.findall(stdout)) == (2 if HAS_PYGAME else 0)
+    for size in (5, 7):
+        for ours, peer in (("go_env.env", "go_v5.env"), ("go_env.raw_env", "go_v5.raw_env")):
+            line = f"env {size}x{size}: gomcts {ours} / PettingZoo {peer}: "
+            assert (line in stdout) is HAS_PYGAME
+    assert len(VERDICT.findall(stdout)) == (4 if HAS_PYGAME else 0)
 
 
 def test_bad_arguments_are_refused_with_a_message() -> None:
