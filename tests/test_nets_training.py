@@ -20,6 +20,7 @@ from agents.nets.training import train_step
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, record_from_state, save_sgf
 from go_env.state import GoState
+from tuning.gating import arena_gate
 
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
@@ -205,18 +206,18 @@ def test_self_play_runs_gates_and_resumes(tmp_path):
         seed=1,
     )
     out = tmp_path / "rl"
-    best = train_selfplay(out, config)
+    best = train_selfplay(out, config, gate=arena_gate)
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().split("\n") if x]
     assert [r["iteration"] for r in rows] == [1, 2]
     assert all(r["games"] == 2 and r["promoted"] for r in rows)
     assert (out / "arena" / "iter-0002.jsonl").exists() and (out / "winrates.png").exists()
     assert load_checkpoint(best).meta["iteration"] == 2
-    train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "iterations": 3}))
+    train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "iterations": 3}), gate=arena_gate)
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().split("\n") if x]
     assert [r["iteration"] for r in rows] == [1, 2, 3]
     assert rows[2]["positions"] > rows[1]["positions"]
     with pytest.raises(ValueError, match="another self-play run"):
-        train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "sims": 9}))
+        train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "sims": 9}), gate=arena_gate)
 
 
 def test_train_command(sgf_dir, tmp_path, capsys):

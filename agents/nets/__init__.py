@@ -8,7 +8,8 @@ do not import torch before a network is used.
 * :class:`NetEvaluator` (:mod:`agents.nets.evaluator`), the MCTS leaf evaluator;
 * :class:`NetAgentConfig`, :class:`NetAgent` (:mod:`agents.nets.agent`), the ``net`` agent;
 * checkpoints (:mod:`agents.nets.checkpoint`), training (:mod:`agents.nets.supervised`,
-  :mod:`agents.nets.selfplay`), the ``gomcts train`` command (:mod:`agents.nets.cli`).
+  :mod:`agents.nets.selfplay`); the ``gomcts train`` command is :mod:`tuning.train_cli`
+  (above ``agents``, since self-play is gated by arena matches).
 
 See ``docs/nets.md``.
 """

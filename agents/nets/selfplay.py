@@ -24,9 +24,9 @@ plots ``losses.png`` and ``winrates.png``. A rerun with the same folder resumes 
 completed iteration (an interrupted iteration is played again from its start, with the same
 seeds); raising ``iterations`` extends a run.
 
-**Layering.** The evaluation uses :mod:`tuning.arena`, which sits above ``agents``; it is
-imported only when the default gate runs (the ``tuning`` package ships in the same
-distribution), and any other ``gate`` callable may be given instead.
+**Layering.** The evaluation is a ``gate`` callable given by the caller; the arena's
+(:func:`tuning.gating.arena_gate`) lives in ``tuning``, which sits above ``agents``, and is
+what ``gomcts train selfplay`` uses.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from agents.nets.training import generator_state, restore_generators, seed_every
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
-__all__ = ["Gate", "SelfPlayConfig", "arena_gate", "self_play_game", "train_selfplay"]
+__all__ = ["Gate", "SelfPlayConfig", "self_play_game", "train_selfplay"]
 
 Gate = Callable[[Path, Path, int, "SelfPlayConfig", Path], dict[str, Any]]
 """``gate(candidate, best, iteration, config, out_dir) -> {"score", "low", "high", ...}``."""
@@ -209,35 +209,6 @@ def self_play_game(
     return np.stack(planes), np.stack(policies), values, state.result()
 
 
-def arena_gate(
-    candidate: Path, best: Path, iteration: int, config: SelfPlayConfig, out_dir: Path
-) -> dict[str, Any]:
-    """Play the candidate against the best in the arena; its score rate with the interval."""
-    from tuning.arena import MatchConfig, run_match
-
-    match = MatchConfig(
-        agent_a=config.search_spec(candidate, config.eval_sims),
-        agent_b=config.search_spec(best, config.eval_sims),
-        games=config.eval_games,
-        rules=config.rules,
-        seed=config.seed * 100_003 + iteration,
-        referee="none",
-    )
-    folder = out_dir / "arena"
-    folder.mkdir(parents=True, exist_ok=True)
-    result = run_match(match, results=folder / f"iter-{iteration:04d}.jsonl", workers=1)
-    est = result.estimate
-    return {
-        "score": est.rate,
-        "low": est.rate_low,
-        "high": est.rate_high,
-        "games": len(result.games),
-        "wins": result.tally.wins,
-        "draws": result.tally.draws,
-        "losses": result.tally.losses,
-    }
-
-
 def _copy_net(net: PolicyValueNet) -> PolicyValueNet:
     other = PolicyValueNet(net.config)
     other.load_state_dict(net.state_dict())
@@ -248,7 +219,7 @@ def train_selfplay(
     out_dir: str | PathLike[str],
     config: SelfPlayConfig,
     *,
-    gate: Gate | None = None,
+    gate: Gate,
     progress: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> Path:
@@ -257,7 +228,8 @@ def train_selfplay(
     Args:
         out_dir: The output folder (see the module docstring).
         config: The run.
-        gate: The evaluation of a candidate against the best (default :func:`arena_gate`).
+        gate: The evaluation of a candidate against the best, e.g.
+            :func:`tuning.gating.arena_gate`.
         progress: Show progress bars on stderr.
         log: Where to write one-line messages.
 
@@ -265,7 +237,6 @@ def train_selfplay(
         ValueError: When the folder holds another run.
     """
     say = log or (lambda message: None)
-    gate = gate or arena_gate
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if config.threads:

@@ -74,6 +74,7 @@ def _cmd_sl(args: argparse.Namespace) -> int:
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     from agents.nets.selfplay import SelfPlayConfig, train_selfplay
+    from tuning.gating import arena_gate
 
     config = SelfPlayConfig(
         net=_net_config(args),
@@ -98,6 +99,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     path = train_selfplay(
         args.out,
         config,
+        gate=arena_gate,
         progress=not args.quiet,
         log=lambda line: print(line, file=sys.stderr),
     )
