@@ -26,12 +26,11 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from agents.mcts.backups._aggregate import MEAN, count_return, mix_own_evaluation
 from agents.mcts.backups._common import check_number
 from agents.mcts.tree import Tree
 
 __all__ = ["PowerMeanBackup"]
-
-MEAN, SELF_SUM, SELF_N = 0, 1, 2  # stats columns (perspective of the mover into the node)
 
 
 @njit(cache=True)
@@ -56,12 +55,7 @@ def _power_mean_backup(
     x = -leaf_value
     for i in range(last, -1, -1):
         node = path[i]
-        n = visits[node] + 1
-        visits[node] = n
-        stats[node, MEAN] += (x - stats[node, MEAN]) / n
-        if i == last:  # the node's own evaluation
-            stats[node, SELF_SUM] += x
-            stats[node, SELF_N] += 1.0
+        count_return(visits, stats, node, x, i == last)
         x = -x
         first = first_child[node]
         stop = first + n_children[node]
@@ -86,10 +80,7 @@ def _power_mean_backup(
         else:
             u_mean = 0.0
         agg = -(2.0 * u_mean - 1.0)  # perspective of the mover into ``node``
-        if self_mixed:
-            value[node] = (stats[node, SELF_SUM] + total * agg) / (stats[node, SELF_N] + total)
-        else:
-            value[node] = agg
+        value[node] = mix_own_evaluation(stats, node, total, agg, self_mixed)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,14 +35,13 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from agents.mcts.backups._aggregate import MEAN, count_return, mix_own_evaluation
 from agents.mcts.backups._common import bound_copy, check_knots, check_simulations, require_bound
 from agents.mcts.backups.params_io import apply_params_file
 from agents.mcts.backups.weights import TAU_MAX, tau_table
 from agents.mcts.tree import Tree
 
 __all__ = ["SoftmaxBackup"]
-
-MEAN, SELF_SUM, SELF_N = 0, 1, 2  # stats columns (perspective of the mover into the node)
 
 
 @njit(cache=True)
@@ -64,12 +63,7 @@ def _softmax_backup(
     x = -leaf_value
     for i in range(last, -1, -1):
         node = path[i]
-        n = visits[node] + 1
-        visits[node] = n
-        stats[node, MEAN] += (x - stats[node, MEAN]) / n
-        if i == last:  # the node's own evaluation
-            stats[node, SELF_SUM] += x
-            stats[node, SELF_N] += 1.0
+        n = count_return(visits, stats, node, x, i == last)
         x = -x
         first = first_child[node]
         stop = first + n_children[node]
@@ -93,10 +87,7 @@ def _softmax_backup(
                 w_sum += w
                 wq_sum += w * q
         soft = -wq_sum / w_sum  # perspective of the mover into ``node``
-        if self_mixed:
-            value[node] = (stats[node, SELF_SUM] + total * soft) / (stats[node, SELF_N] + total)
-        else:
-            value[node] = soft
+        value[node] = mix_own_evaluation(stats, node, total, soft, self_mixed)
 
 
 @dataclass(frozen=True, kw_only=True)
