@@ -7,7 +7,6 @@ the private :mod:`go_env._core` package:
 * ``play(s, nbr, zob, move)``: play for the player to move, no validation; ``move == P`` passes.
 * ``check_local(s, nbr, p, color, allow_suicide)``: ``LEGAL`` or a reason code, without superko.
 * ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
-* ``legal_points(s, nbr, zob, allow_suicide, keys, side_key, out)``: codes of every point.
 * ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area.
 * ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area.
 * ``is_own_eye(s, nbr, diag, p, color)``, ``next_random(rng)``, ``seed_rng(seed)``.
@@ -24,7 +23,6 @@ from go_env._core.board import (
     R_SUPERKO,
     candidate_hash,
     check_local,
-    legal_points,
     play,
 )
 from go_env._core.layout import (
@@ -66,7 +64,6 @@ __all__ = [
     "check_local",
     "geometry",
     "is_own_eye",
-    "legal_points",
     "next_random",
     "play",
     "random_playout",

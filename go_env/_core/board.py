@@ -23,6 +23,7 @@ from go_env._core.layout import (
     H_SIZE,
     H_TO_PLAY,
     HEADER,
+    N_SEGMENTS,
 )
 
 __all__ = [
@@ -34,7 +35,6 @@ __all__ = [
     "candidate_hash",
     "check_local",
     "in_atari",
-    "legal_points",
     "liberty_count",
     "new_state",
     "place",
@@ -55,7 +55,7 @@ COLOR, HEAD, NEXT, SIZE, PLIB, LSUM, LSQ, EMPTY, EPOS = 0, 1, 2, 3, 4, 5, 6, 7, 
 def new_state(size):  # pragma: no cover - compiled
     """An empty N x N board with Black to play."""
     points = size * size
-    s = np.zeros(HEADER + 9 * points, dtype=np.int64)
+    s = np.zeros(HEADER + N_SEGMENTS * points, dtype=np.int64)
     s[H_SIZE] = size
     s[H_P] = points
     s[H_TO_PLAY] = 1
@@ -314,31 +314,6 @@ def _chain_hash(s, zob, h):  # pragma: no cover - compiled
         q = s[_at(s, NEXT, q)]
         if q == h:
             return out
-
-
-@njit(cache=True)
-def legal_points(s, nbr, zob, allow_suicide, seen, side_key, out):  # pragma: no cover - compiled
-    """Fill ``out[p]`` with the legality code of every point for the player to move.
-
-    Args:
-        s: State vector.
-        nbr: Neighbour table.
-        zob: Zobrist table.
-        allow_suicide: Whether suicide is legal.
-        seen: Sorted ``int64`` array of forbidden hashes (superko history); empty for simple ko.
-        side_key: Key xor-ed into a candidate hash before the look-up (situational superko:
-            the key of the player who moves next; 0 for positional superko).
-        out: ``int64 (P,)`` output, one of the ``LEGAL``/``R_*`` codes per point.
-    """
-    color = s[H_TO_PLAY]
-    for p in range(s[H_P]):
-        code = check_local(s, nbr, p, color, allow_suicide)
-        if code == LEGAL and seen.shape[0] > 0:
-            key = candidate_hash(s, nbr, zob, p, color) ^ side_key
-            i = np.searchsorted(seen, key)
-            if i < seen.shape[0] and seen[i] == key:
-                code = R_SUPERKO
-        out[p] = code
 
 
 @njit(cache=True)

@@ -46,7 +46,6 @@ __all__ = [
     "H_TO_PLAY",
     "Geometry",
     "geometry",
-    "state_length",
 ]
 
 # Header slots.
@@ -66,11 +65,6 @@ HEADER = 16
 
 N_SEGMENTS = 9
 _ZOBRIST_SEED = 0x60D0_2026
-
-
-def state_length(size: int) -> int:
-    """Length of the state vector of an N x N board."""
-    return HEADER + N_SEGMENTS * size * size
 
 
 class Geometry(NamedTuple):
