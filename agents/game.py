@@ -65,14 +65,7 @@ def play_game(
         go_env.errors.IllegalMoveError: When an opening move (or an agent's move) is illegal.
     """
     rules = rules or Rules()
-    env = go_env.raw_env(
-        board_size=rules.size,
-        komi=rules.komi,
-        ko=rules.ko.value,
-        suicide=rules.suicide,
-        max_moves=rules.max_moves,
-        handicap=rules.handicap,
-    )
+    env = go_env.GoEnv.from_rules(rules)
     env.reset()
     seats = {"black_0": black, "white_0": white}
     for agent in seats.values():
