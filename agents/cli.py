@@ -54,7 +54,7 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from go_env.sgf import dump_sgf, record_from_state
+    from go_env.sgf import record_from_state, save_sgf
 
     rules = rules_from_args(args)
     black = make_agent(args.black if args.seed is None else _seeded(args.black, args.seed))
@@ -82,7 +82,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         record = record_from_state(
             result.state, black=black.name, white=white.name, result=result.result
         )
-        path.write_text(dump_sgf(record), encoding="utf-8")
+        save_sgf(record, path)
         print(f"saved {path}")
     return 0
 
