@@ -9,6 +9,9 @@ the private :mod:`go_env._core` package:
 * ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
 * ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area.
 * ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area.
+* ``area_without_dead(s, nbr, diag, zob, playouts, rng, work, owned)``: the area after
+  removing the stones that random-playout ownership judges dead; ``ownership(...)`` and
+  ``mark_dead(s, owned, dead)`` are its two halves (:mod:`go_env._core.ownership`).
 * ``is_own_eye(s, nbr, diag, p, color)``, ``next_random(rng)``, ``seed_rng(seed)``.
 * Header slots ``H_*`` (to play, ko point, passes, moves, hash...) index the vector.
 """
@@ -39,6 +42,7 @@ from go_env._core.layout import (
     Geometry,
     geometry,
 )
+from go_env._core.ownership import area_without_dead, mark_dead, ownership
 from go_env._core.playout import is_own_eye, next_random, random_playout, seed_rng
 from go_env._core.scoring import area
 
@@ -60,11 +64,14 @@ __all__ = [
     "R_SUPERKO",
     "Geometry",
     "area",
+    "area_without_dead",
     "candidate_hash",
     "check_local",
     "geometry",
     "is_own_eye",
+    "mark_dead",
     "next_random",
+    "ownership",
     "play",
     "random_playout",
     "seed_rng",

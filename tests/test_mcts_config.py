@@ -35,6 +35,10 @@ def test_registered_as_the_mcts_agent():
             "mcts:reuse_tree=true,temperature_moves=8,resign=-0.8,resign_after=50",
             {"reuse_tree": True, "temperature_moves": 8, "resign": -0.8, "resign_after": 50},
         ),
+        (
+            "mcts:end_scoring=remove_dead,dead_playouts=16",
+            {"end_scoring": "remove_dead", "dead_playouts": 16},
+        ),
     ],
 )
 def test_spec_strings(spec, fields):
@@ -85,6 +89,8 @@ def test_unknown_backup_suggests_names():
         ("noise_alpha", 0.0, "noise_alpha must be > 0"),
         ("noise_weight", 1.5, "noise_weight"),
         ("score_scale", -2.0, "score_scale"),
+        ("end_scoring", "japanese", "end_scoring must be one of tromp_taylor, remove_dead"),
+        ("dead_playouts", 0, "dead_playouts must be an int >= 1"),
         ("expand_visits", -1, "expand_visits"),
         ("max_nodes", 10, "max_nodes must be an int >= 1024"),
         ("pass_prior", -0.1, "pass_prior"),

@@ -154,9 +154,50 @@ def test_terminal_values_are_exact(board):
     search, stats = search_from(state, 400, seed=6)
     tree = search.tree
     passing = int(tree.children(0)[tree.move[tree.children(0)] == state.pass_move][0])
-    assert tree.terminal[passing] == 1
+    assert tree.terminal[passing] != 0
     assert tree.value[passing] == pytest.approx(1.0)  # white wins by passing, every time
     assert best_move(stats) == state.pass_move
+
+
+DEAD_STONE_IN_BLACK_AREA = """
+. . . X O . .
+. . . X O . .
+. . . X O . .
+. O . X O . .
+. . . X O . .
+. . . X O . .
+. . . X O . .
+"""
+
+
+@pytest.mark.parametrize(
+    ("end_scoring", "pass_value"), [("tromp_taylor", -1.0), ("remove_dead", 1.0)]
+)
+def test_end_scoring_decides_the_value_of_passing_with_a_dead_stone_on_the_board(
+    end_scoring, pass_value
+):
+    # Counted as it stands, White wins (the white stone makes Black's left side neutral);
+    # with the dead white stone removed Black owns 28 points to White's 21 and wins.
+    state = GoState.from_ascii(DEAD_STONE_IN_BLACK_AREA, Rules(size=7, komi=0.5), Color.WHITE)
+    state.play(state.pass_move)  # White passes: Black ends the game by passing
+    assert state.score() < 0
+    search, stats = search_from(state, 200, seed=3, end_scoring=end_scoring)
+    at = int(np.flatnonzero(stats.moves == state.pass_move)[0])
+    assert stats.values[at] == pytest.approx(pass_value)
+    tree = search.tree
+    passing = int(tree.children(0)[tree.move[tree.children(0)] == state.pass_move][0])
+    assert tree.terminal[passing] > 1  # scored once, the outcome cached in the node
+    if end_scoring == "remove_dead":
+        assert best_move(stats) == state.pass_move
+
+
+def test_remove_dead_counts_a_capped_game_as_it_stands():
+    state = GoState.from_ascii(
+        DEAD_STONE_IN_BLACK_AREA, Rules(size=7, komi=0.5, max_moves=1), Color.BLACK
+    )  # every move of the root ends the game by the move cap
+    search, stats = search_from(state, 100, seed=3, end_scoring="remove_dead")
+    at = int(np.flatnonzero(stats.moves == state.pass_move)[0])
+    assert stats.values[at] == pytest.approx(-1.0)
 
 
 def test_tree_reuse_keeps_the_chosen_subtree():

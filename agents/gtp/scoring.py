@@ -2,16 +2,15 @@
 
 Tromp-Taylor area scoring counts every stone on the board as alive. Players that pass with
 dead stones still on the board (GNU Go, people) expect those stones to be removed before
-counting. This module supplies both halves:
+counting. This module supplies both halves for Python callers (the GTP engine's
+``final_status_list`` and ``final_score``):
 
-* :func:`estimate_dead` judges stones dead from random-playout ownership: from the position,
-  ``playouts`` compiled uniform random playouts (the policy of
-  :mod:`go_env._core.playout`, which never fills its own eyes) are played to the end; a
-  point is *owned* by a colour in one playout if it holds that colour's stone or is an empty
-  point whose neighbours are all of that colour. A chain is dead when, averaged over its
-  stones and the playouts, the opponent owns its points more than half the time. This is the
-  Monte-Carlo ownership estimate used by playout engines (e.g. Fuego and Pachi); it is
-  reliable for settled positions and cannot recognise seki (both sides die in random
+* :func:`estimate_dead` judges stones dead from random-playout ownership: a chain is dead when
+  the opponent owns its points in most of ``playouts`` uniform random playouts from the
+  position (Monte-Carlo ownership, as in Fuego and Pachi). The compiled kernels are
+  :mod:`go_env._core.ownership` (``go_env.kernels.ownership``, ``mark_dead``), which the MCTS
+  search also uses to score finished games with ``end_scoring="remove_dead"``. The estimate
+  is reliable for settled positions and cannot recognise seki (both sides die in random
   playouts about equally often).
 * :func:`score_without` is the Tromp-Taylor area score after removing given stones.
 """
@@ -22,8 +21,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from go_env.kernels import H_MOVES, H_PASSES, HEADER, area, random_playout, seed_rng
-from go_env.state import Color, GoState
+from go_env.kernels import HEADER, area, mark_dead, seed_rng
+from go_env.kernels import ownership as ownership_kernel
+from go_env.state import GoState
 
 __all__ = ["chains", "estimate_dead", "ownership", "result_string", "score_without"]
 
@@ -34,7 +34,7 @@ def ownership(state: GoState, playouts: int = 64, seed: int = 0) -> np.ndarray:
     Args:
         state: The position (left unchanged; a finished game is played on as if not over).
         playouts: Number of playouts.
-        seed: Seed of the playouts (playout ``i`` uses ``seed_rng(seed * 1_000_003 + i)``).
+        seed: Seed of the playouts (one generator, ``seed_rng(seed)``, runs them all).
 
     Returns:
         ``float64 (N*N,)`` in ``[-1, 1]``: +1 where Black owns the point in every playout,
@@ -43,30 +43,15 @@ def ownership(state: GoState, playouts: int = 64, seed: int = 0) -> np.ndarray:
     Raises:
         ValueError: When ``playouts`` is not positive.
     """
-    if playouts < 1:
-        raise ValueError(f"playouts must be positive, got {playouts}")
+    if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
+        raise ValueError(f"playouts must be a positive int, got {playouts!r}")
     compiled = state.compiled()
     geo = compiled.geometry
-    points = state.size * state.size
-    padded_nbr = np.where(geo.nbr < 0, points, geo.nbr)  # off-board -> an always-empty slot
-    total = np.zeros(points, dtype=np.float64)
-    for i in range(playouts):
-        vector = compiled.vector.copy()
-        vector[H_PASSES] = 0
-        limit = int(vector[H_MOVES]) + 3 * points
-        rng = seed_rng(seed * 1_000_003 + i)
-        random_playout(vector, geo.nbr, geo.diag, geo.zobrist, limit, rng)
-        colours = np.append(vector[HEADER : HEADER + points], 0)
-        around = colours[padded_nbr]
-        black_only = (around == Color.BLACK).any(axis=1) & ~(around == Color.WHITE).any(axis=1)
-        white_only = (around == Color.WHITE).any(axis=1) & ~(around == Color.BLACK).any(axis=1)
-        board = colours[:points]
-        own = np.where(board == Color.BLACK, 1.0, np.where(board == Color.WHITE, -1.0, 0.0))
-        empty = board == 0
-        own[empty & black_only] = 1.0
-        own[empty & white_only] = -1.0
-        total += own
-    return total / playouts
+    vector = compiled.vector
+    out = np.zeros(state.size * state.size, dtype=np.float64)
+    work = np.empty_like(vector)
+    ownership_kernel(vector, geo.nbr, geo.diag, geo.zobrist, playouts, seed_rng(seed), work, out)
+    return out
 
 
 def chains(state: GoState) -> list[list[int]]:
@@ -91,13 +76,9 @@ def estimate_dead(state: GoState, playouts: int = 64, seed: int = 0) -> list[int
         seed: Seed of the playouts; the estimate is deterministic for a given seed.
     """
     owned = ownership(state, playouts, seed)
-    board = state.board.ravel()
-    dead: list[int] = []
-    for chain in chains(state):
-        sign = 1.0 if board[chain[0]] == Color.BLACK else -1.0
-        if float(np.mean(owned[chain])) * sign < 0.0:
-            dead.extend(chain)
-    return sorted(dead)
+    dead = np.zeros(state.size * state.size, dtype=np.bool_)
+    mark_dead(state.compiled().vector, owned, dead)
+    return [int(p) for p in np.flatnonzero(dead)]
 
 
 def score_without(state: GoState, dead: Iterable[int]) -> float:

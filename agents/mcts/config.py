@@ -65,6 +65,14 @@ class MCTSConfig:
             search honours proven wins and losses.
         score_scale: Rollout value: 0 for win/loss/draw (+1/-1/0), ``s > 0`` for
             ``tanh(margin / s)``.
+        end_scoring: How the search scores a game that ends by two passes inside the tree:
+            ``"tromp_taylor"`` counts every stone on the board (the rules of
+            :mod:`go_env`, where a player must capture dead stones); ``"remove_dead"``
+            first removes the stones that random-playout ownership judges dead, as a
+            referee or an opponent such as GNU Go does (``docs/decisions/011``). Games cut
+            by the move cap are counted as they stand either way.
+        dead_playouts: Random playouts of the dead-stone estimate under ``"remove_dead"``
+            (once per finished position of the tree: its value is cached in the node).
         expand_visits: A leaf is expanded when a simulation reaches it with at least this many
             visits (0: at once; the root always is).
         max_nodes: Node cap of the tree; once reached, leaves are evaluated without expansion.
@@ -112,6 +120,8 @@ class MCTSConfig:
     noise_weight: float = 0.0
     backup: str = "mean"
     score_scale: float = 0.0
+    end_scoring: Literal["tromp_taylor", "remove_dead"] = "tromp_taylor"
+    dead_playouts: int = 32
     expand_visits: int = 0
     max_nodes: int = 4_000_000
     pass_prior: float = 1.0
@@ -148,6 +158,8 @@ class MCTSConfig:
             raise ValueError(
                 f"score_scale must be >= 0 (0 = win/loss value), got {self.score_scale!r}"
             )
+        _check_choice("end_scoring", self.end_scoring, ("tromp_taylor", "remove_dead"))
+        _check_int("dead_playouts", self.dead_playouts, 1)
         _check_int("expand_visits", self.expand_visits, 0)
         _check_int("max_nodes", self.max_nodes, 1024)
         if not (_is_number(self.pass_prior) and self.pass_prior >= 0):

@@ -7,8 +7,8 @@ One simulation is:
    A leaf reached with at least ``expand_visits`` visits (the root always) is expanded there
    with one child per legal move, uniform priors and a pass weight, in a random order so that
    ties between equal scores are broken at random.
-2. **evaluate**: the exact Tromp-Taylor outcome at a terminal node (+1/-1/0 for the player to
-   move there), otherwise the :class:`~agents.mcts.evaluators.Evaluator` (whose priors replace
+2. **evaluate**: the exact outcome at a terminal node (+1/-1/0 for the player to move there;
+   computed once and cached in ``Tree.terminal``), otherwise the :class:`~agents.mcts.evaluators.Evaluator` (whose priors replace
    the uniform ones of a new expansion unless it declares ``uniform_priors``).
 3. **backup**: ``strategy.backup(tree, path, leaf_value)`` (see
    :mod:`agents.mcts.backups.base`).
@@ -33,7 +33,9 @@ is evaluated; a later descent through it chooses among its children by those. Wi
 accept: suicide per the rules, simple ko, and superko (positional or situational) against the
 root's position keys plus the keys of the positions along the path. Pass is always a child. A
 child is terminal when it is the second pass in a row or reaches the move cap; its value is
-exact. The random playouts below the tree use simple ko only (``docs/decisions/002``).
+exact: the Tromp-Taylor count, or with ``end_scoring="remove_dead"`` the count of a game ended
+by passes after removing the stones that playout ownership judges dead
+(:mod:`go_env._core.ownership`, ``docs/decisions/011``). The random playouts below the tree use simple ko only (``docs/decisions/002``).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from go_env.kernels import (
     HEADER,
     LEGAL,
     area,
+    area_without_dead,
     candidate_hash,
     check_local,
     next_random,
@@ -85,11 +88,15 @@ LEAF = 0  # evaluated, not expanded
 EXPANDED = 1  # expanded now, then evaluated
 TERMINAL = 2  # game over: exact value
 
+# Tree.terminal codes: 0 not over, 1 over and not yet scored, then the cached exact value for
+# the player to move at the node.
+_OVER, _WON, _LOST, _DRAWN = 1, 2, 3, 4
+
 _FPU = {"infinite": FPU_INFINITE, "parent": FPU_PARENT, "absolute": FPU_ABSOLUTE}
 _KO = {KoRule.SIMPLE: 0, KoRule.POSITIONAL: 1, KoRule.SITUATIONAL: 2}
 
 # Slots of the packed kernel parameters.
-I_POLICY, I_FPU, I_SOLVER, I_EXPAND, I_KO, I_SUICIDE, I_LIMIT = range(7)
+I_POLICY, I_FPU, I_SOLVER, I_EXPAND, I_KO, I_SUICIDE, I_LIMIT, I_DEAD = range(8)
 F_C, F_FPU, F_PASS, F_KOMI = range(4)
 
 
@@ -178,6 +185,23 @@ def _expand(
 
 
 @njit(cache=True)
+def _score_finished(s, nbr, diag, zob, rng, iparams, fparams, work, owned):  # pragma: no cover
+    """The terminal code (``_WON``, ``_LOST``, ``_DRAWN``) of the finished game ``s``.
+
+    Counted by Tromp-Taylor, or, when ``iparams[I_DEAD]`` (the number of ownership playouts)
+    is positive and the game ended by two passes, after removing the dead stones.
+    """
+    if iparams[I_DEAD] > 0 and s[H_PASSES] >= 2:
+        black, white = area_without_dead(s, nbr, diag, zob, iparams[I_DEAD], rng, work, owned)
+    else:
+        black, white = area(s, nbr)
+    score = float(black - white) - fparams[F_KOMI]
+    if s[H_TO_PLAY] == 2:
+        score = -score
+    return _WON if score > 0 else (_LOST if score < 0 else _DRAWN)
+
+
+@njit(cache=True)
 def _descend(
     parent,
     move,
@@ -193,6 +217,7 @@ def _descend(
     root_vec,
     s,
     nbr,
+    diag,
     zob,
     side,
     root_keys,
@@ -203,6 +228,8 @@ def _descend(
     rng,
     iparams,
     fparams,
+    work,
+    owned,
     out,
 ):  # pragma: no cover - compiled
     """Select from the root to a leaf, replaying moves on ``s``; expand or score the leaf.
@@ -248,11 +275,10 @@ def _descend(
         elif ko_mode == 1:
             path_keys[depth] = s[H_HASH]
     if terminal[node] != 0:
-        black, white = area(s, nbr)
-        score = float(black - white) - fparams[F_KOMI]
-        if s[H_TO_PLAY] == 2:
-            score = -score
-        out[0] = 1.0 if score > 0 else (-1.0 if score < 0 else 0.0)
+        if terminal[node] == _OVER:
+            terminal[node] = _score_finished(s, nbr, diag, zob, rng, iparams, fparams, work, owned)
+        code = terminal[node]
+        out[0] = 1.0 if code == _WON else (-1.0 if code == _LOST else 0.0)
         return depth, size, TERMINAL
     if solver and proven[node] != 0:  # a proven node is a leaf with a known result
         out[0] = -float(proven[node])
@@ -426,11 +452,12 @@ class Search:
         )
         self._unbound = config.backup_strategy()
         self.strategy = bind_backup(self._unbound, config.sims)
-        self._iparams = np.zeros(7, dtype=np.int64)
+        self._iparams = np.zeros(8, dtype=np.int64)
         self._iparams[I_POLICY] = POLICY_UCT if config.policy == "uct" else POLICY_PUCT
         self._iparams[I_FPU] = _FPU[config.fpu_mode]
         self._iparams[I_SOLVER] = int(config.uses_solver)
         self._iparams[I_EXPAND] = config.expand_visits
+        self._iparams[I_DEAD] = config.dead_playouts if config.end_scoring == "remove_dead" else 0
         self._fparams = np.zeros(4, dtype=np.float64)
         self._fparams[F_C] = config.exploration
         self._fparams[F_FPU] = (
@@ -520,6 +547,8 @@ class Search:
         self._depths = np.zeros(1, dtype=np.int64)
         self._legal = np.empty(self._points + 1, dtype=np.int64)
         self._out = np.zeros(1, dtype=np.float64)
+        self._work = np.empty(length, dtype=np.int64)
+        self._owned = np.zeros(self._points, dtype=np.float64)
         self._batch = LeafBatch(
             state, self._compiled, self._scratch, self._path_moves, self._depths
         )
@@ -641,6 +670,7 @@ class Search:
             compiled.vector,
             self._scratch[0],
             geo.nbr,
+            geo.diag,
             geo.zobrist,
             geo.side,
             compiled.superko_keys,
@@ -651,6 +681,8 @@ class Search:
             self._rng,
             self._iparams,
             self._fparams,
+            self._work,
+            self._owned,
             self._out,
         )
         tree.size = size
@@ -692,6 +724,7 @@ class Search:
                 compiled.vector,
                 self._b_vectors[i],
                 geo.nbr,
+                geo.diag,
                 geo.zobrist,
                 geo.side,
                 compiled.superko_keys,
@@ -702,6 +735,8 @@ class Search:
                 self._rng,
                 self._iparams,
                 self._fparams,
+                self._work,
+                self._owned,
                 self._out,
             )
             tree.size = size

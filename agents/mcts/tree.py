@@ -36,7 +36,9 @@ class Tree:
         visits: ``int64 (C,)`` simulations that went through the node.
         value: ``float64 (C,)`` backed-up value, perspective of the player who moved into it.
         prior: ``float64 (C,)`` prior probability of the move into the node.
-        terminal: ``int8 (C,)`` 1 when the game is over at the node.
+        terminal: ``int8 (C,)`` non-zero when the game is over at the node: 1 until the
+            search scores it, then its cached outcome for the player to move there (see
+            :mod:`agents.mcts.search`).
         proven: ``int8 (C,)`` MCTS-Solver status: ``PROVEN_WIN``/``PROVEN_LOSS`` for the
             player who moved into the node, or ``UNPROVEN``.
         stats: ``float64 (C, n_stats)`` statistics owned by the backup strategy; zero for a
