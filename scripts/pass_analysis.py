@@ -1,0 +1,95 @@
+"""Where were an arena match's games decided? The position when agent B first passed.
+
+For every game of a results file (``tuning.arena``), the moves are replayed up to the first
+pass of agent B (the opponent, e.g. GNU Go, which passes once it considers the game over). At
+that point the script counts A's margin twice: as the board stands (Tromp-Taylor) and after
+removing the stones that playout ownership judges dead (``agents.gtp.scoring``). The table
+crosses both with the game's result, which shows whether A lost games it was winning when B
+passed, or games that were already lost by then.
+
+Example (the matches of ``docs/strength.md``)::
+
+    python scripts/pass_analysis.py docs/strength-net/results.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from agents.gtp.scoring import estimate_dead, score_without
+from go_env.rules import KoRule, Rules
+from go_env.state import GoState
+
+
+def _rules(match: dict) -> Rules:
+    rules = dict(match["rules"])
+    rules["ko"] = KoRule(rules["ko"])
+    return Rules(**rules)
+
+
+def positions_at_first_pass(path: Path) -> list[tuple[dict, GoState | None]]:
+    """Each game record with the position right after B's first pass (``None``: B never passed).
+
+    Raises:
+        ValueError: When the file is not an arena results file.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or json.loads(lines[0]).get("kind") != "header":
+        raise ValueError(f"{path} is not an arena results file (no header line)")
+    rules = _rules(json.loads(lines[0])["match"])
+    out: list[tuple[dict, GoState | None]] = []
+    for line in lines[1:]:
+        game = json.loads(line)
+        state = GoState(rules)
+        b_colour_moves_first = not game["a_black"]  # B is Black when A is White
+        found = None
+        for number, move in enumerate(game["moves"]):
+            state.play(move)
+            b_moved = (number % 2 == 0) == b_colour_moves_first
+            if b_moved and move == state.pass_move:
+                found = state
+                break
+        out.append((game, found))
+    return out
+
+
+def classify(path: Path, playouts: int = 64) -> Counter:
+    """Counts of ``(A's game score, A ahead after dead removal, A ahead as it stands)``."""
+    counts: Counter = Counter()
+    for game, state in positions_at_first_pass(path):
+        if state is None:
+            counts[(game["score_a"], None, None)] += 1
+            continue
+        sign = 1.0 if game["a_black"] else -1.0
+        removed = score_without(state, estimate_dead(state, playouts, seed=0)) * sign
+        raw = state.score() * sign
+        counts[(game["score_a"], removed > 0, raw > 0)] += 1
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table for a results file; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="an arena results.jsonl")
+    parser.add_argument("--playouts", type=int, default=64, help="ownership playouts")
+    args = parser.parse_args(argv)
+    try:
+        counts = classify(args.results, args.playouts)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    word = {1.0: "A won", 0.5: "draw", 0.0: "A lost"}
+    yes = {True: "ahead", False: "behind", None: "-"}
+    print("result   | A after dead removal | A as the board stands | games")
+    for (score, removed, raw), n in sorted(counts.items(), key=lambda kv: str(kv[0])):
+        note = " (B never passed)" if removed is None else ""
+        print(f"{word[score]:8} | {yes[removed]:20} | {yes[raw]:21} | {n}{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""scripts/pass_analysis.py on the recorded strength match and on files that are not results."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "pass_analysis.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+
+
+def test_classifies_the_recorded_network_match():
+    done = run("docs/strength-net/results.jsonl")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|") for line in done.stdout.splitlines()[1:]]
+    table = {tuple(cell.strip() for cell in row[:3]): int(row[3]) for row in rows}
+    assert sum(table.values()) == 100
+    # docs/strength.md: A lost 78 games; when GNU Go first passed, every one of them was
+    # already lost after dead-stone removal, 25 while the raw count showed A ahead.
+    assert table[("A lost", "behind", "ahead")] == 25
+    assert table[("A lost", "behind", "behind")] == 53
+    assert not any(key[0] == "A lost" and key[1] == "ahead" for key in table)
+
+
+def test_refuses_a_file_that_is_not_a_results_file(tmp_path):
+    bogus = tmp_path / "notes.jsonl"
+    bogus.write_text('{"kind": "game"}\n')
+    done = run(str(bogus))
+    assert done.returncode == 2 and "not an arena results file" in done.stderr
