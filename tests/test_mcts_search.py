@@ -195,7 +195,7 @@ def test_remove_dead_counts_a_capped_game_as_it_stands():
     state = GoState.from_ascii(
         DEAD_STONE_IN_BLACK_AREA, Rules(size=7, komi=0.5, max_moves=1), Color.BLACK
     )  # every move of the root ends the game by the move cap
-    search, stats = search_from(state, 100, seed=3, end_scoring="remove_dead")
+    _, stats = search_from(state, 100, seed=3, end_scoring="remove_dead")
     at = int(np.flatnonzero(stats.moves == state.pass_move)[0])
     assert stats.values[at] == pytest.approx(-1.0)
 

@@ -8,8 +8,9 @@ One simulation is:
    with one child per legal move, uniform priors and a pass weight, in a random order so that
    ties between equal scores are broken at random.
 2. **evaluate**: the exact outcome at a terminal node (+1/-1/0 for the player to move there;
-   computed once and cached in ``Tree.terminal``), otherwise the :class:`~agents.mcts.evaluators.Evaluator` (whose priors replace
-   the uniform ones of a new expansion unless it declares ``uniform_priors``).
+   computed once and cached in ``Tree.terminal``), otherwise the
+   :class:`~agents.mcts.evaluators.Evaluator` (whose priors replace the uniform ones of a new
+   expansion unless it declares ``uniform_priors``).
 3. **backup**: ``strategy.backup(tree, path, leaf_value)`` (see
    :mod:`agents.mcts.backups.base`).
 
@@ -35,7 +36,8 @@ root's position keys plus the keys of the positions along the path. Pass is alwa
 child is terminal when it is the second pass in a row or reaches the move cap; its value is
 exact: the Tromp-Taylor count, or with ``end_scoring="remove_dead"`` the count of a game ended
 by passes after removing the stones that playout ownership judges dead
-(:mod:`go_env._core.ownership`, ``docs/decisions/011``). The random playouts below the tree use simple ko only (``docs/decisions/002``).
+(:mod:`go_env._core.ownership`, ``docs/decisions/011``). The random playouts below the tree
+use simple ko only (``docs/decisions/002``).
 """
 
 from __future__ import annotations

@@ -33,7 +33,9 @@ def ownership(s, nbr, diag, zob, playouts, rng, work, out):  # pragma: no cover 
 
     Args:
         s: The position (unchanged; a finished game is played on as if not over).
-        nbr, diag, zob: The geometry tables of the board size.
+        nbr: Neighbour table of the board size.
+        diag: Diagonal table.
+        zob: Zobrist table.
         playouts: Number of playouts (at least 1).
         rng: ``uint64 (1,)`` xorshift state (advanced).
         work: A scratch vector of the length of ``s``.
