@@ -648,8 +648,12 @@ class Search:
             raise SearchError("the search has no root yet; call set_root(state) first")
         return SearchStats.from_tree(self.tree, simulations=0, elapsed=0.0)
 
-    def _simulate(self) -> None:
-        """One simulation: collect a leaf, evaluate it, back it up."""
+    def _collect(self, vector: np.ndarray, path: np.ndarray, moves: np.ndarray) -> tuple[int, int]:
+        """Step 1 of a simulation (:func:`_descend`): ``(depth, status)`` of the leaf reached.
+
+        The leaf's position is left in ``vector``, the nodes from the root in ``path`` and the
+        moves in ``moves``; the tree grows first when an expansion might not fit.
+        """
         tree = self.tree
         assert tree is not None
         need = tree.size + self._points + 1
@@ -670,14 +674,14 @@ class Search:
             tree.size,
             min(tree.capacity, self.config.max_nodes),
             compiled.vector,
-            self._scratch[0],
+            vector,
             geo.nbr,
             geo.diag,
             geo.zobrist,
             geo.side,
             compiled.superko_keys,
-            self._path,
-            self._path_moves[0],
+            path,
+            moves,
             self._path_keys,
             self._legal,
             self._rng,
@@ -688,6 +692,13 @@ class Search:
             self._out,
         )
         tree.size = size
+        return depth, status
+
+    def _simulate(self) -> None:
+        """One simulation: collect a leaf, evaluate it, back it up."""
+        tree = self.tree
+        assert tree is not None
+        depth, status = self._collect(self._scratch[0], self._path, self._path_moves[0])
         if status == TERMINAL:
             value = float(self._out[0])
         else:
@@ -703,45 +714,11 @@ class Search:
         tree = self.tree
         assert tree is not None
         compiled = self._compiled
-        geo = compiled.geometry
         loss = self.config.virtual_loss
         paths, depths, status, exact = self._b_paths, self._b_depths, self._b_status, self._b_values
         top = 0
         for i in range(count):
-            need = tree.size + self._points + 1
-            if need > tree.capacity and need <= self.config.max_nodes:
-                tree.reserve(self._points + 1)
-            depth, size, kind = _descend(
-                tree.parent,
-                tree.move,
-                tree.first_child,
-                tree.n_children,
-                tree.visits,
-                tree.value,
-                tree.prior,
-                tree.terminal,
-                tree.proven,
-                tree.size,
-                min(tree.capacity, self.config.max_nodes),
-                compiled.vector,
-                self._b_vectors[i],
-                geo.nbr,
-                geo.diag,
-                geo.zobrist,
-                geo.side,
-                compiled.superko_keys,
-                paths[i],
-                self._b_moves[i],
-                self._path_keys,
-                self._legal,
-                self._rng,
-                self._iparams,
-                self._fparams,
-                self._work,
-                self._owned,
-                self._out,
-            )
-            tree.size = size
+            depth, kind = self._collect(self._b_vectors[i], paths[i], self._b_moves[i])
             depths[i] = depth
             status[i] = kind
             exact[i] = self._out[0] if kind == TERMINAL else 0.0
