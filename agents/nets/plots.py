@@ -25,6 +25,15 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: str | PathLike[str]) -> Path:
+    """Lay out, write and close ``fig``; the path written."""
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
 def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
     """Plot policy and value losses against the step from metric rows.
 
@@ -46,11 +55,7 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
         ax.set_ylabel(f"{term} loss")
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
 
 
 def plot_winrates(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
@@ -76,8 +81,4 @@ def plot_winrates(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> 
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
