@@ -54,7 +54,14 @@ from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.plots import plot_losses, plot_winrates
 from agents.nets.replay import ReplayBuffer
 from agents.nets.supervised import machine_description
-from agents.nets.training import generator_state, restore_generators, seed_everything, train_step
+from agents.nets.training import (
+    append_metrics,
+    generator_state,
+    restart_metrics,
+    restore_generators,
+    seed_everything,
+    train_step,
+)
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -257,7 +264,6 @@ def train_selfplay(
     buffer = ReplayBuffer(
         config.replay_size, (config.net.in_planes, config.net.size, config.net.size)
     )
-    rows: list[dict[str, Any]] = []
     done = 0
     if state_path.exists():
         saved = load_checkpoint(state_path)
@@ -273,13 +279,10 @@ def train_selfplay(
         rng = restore_generators(train["generators"])
         done = int(train["iteration"])
         buffer = ReplayBuffer.load(out / "replay.npz")
-        if metrics_path.exists():
-            rows = [json.loads(x) for x in metrics_path.read_text().splitlines() if x]
-            rows = [r for r in rows if r["iteration"] <= done]
         say(f"resumed after iteration {done}")
     else:
         save_checkpoint(best_path, candidate, meta={"iteration": 0, "config": config.to_dict()})
-    metrics_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows = restart_metrics(metrics_path, "iteration", done)
     best = load_checkpoint(best_path).build(device)
     for iteration in range(done + 1, config.iterations + 1):
         started = time.perf_counter()
@@ -342,8 +345,7 @@ def train_selfplay(
                 "generators": generator_state(rng),
             },
         )
-        with metrics_path.open("a") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_metrics(metrics_path, row)
         say(json.dumps(row))
         plot_losses(rows, out / "losses.png")
         plot_winrates(rows, out / "winrates.png")

@@ -43,8 +43,10 @@ from agents.nets.evaluator import resolve_device
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.plots import plot_losses
 from agents.nets.training import (
+    append_metrics,
     evaluate_loss,
     generator_state,
+    restart_metrics,
     restore_generators,
     seed_everything,
     train_step,
@@ -209,7 +211,6 @@ def train_supervised(
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     step, seconds = 0, 0.0
     metrics_path = out / "metrics.jsonl"
-    rows: list[dict[str, Any]] = []
     checkpoint_path = out / "checkpoint.pt"
     if resume and checkpoint_path.exists():
         saved = load_checkpoint(checkpoint_path)
@@ -227,11 +228,8 @@ def train_supervised(
         optimizer.load_state_dict(state["optimizer"])
         step, seconds = int(state["step"]), float(state["seconds"])
         rng = restore_generators(state["generators"])
-        if metrics_path.exists():
-            rows = [json.loads(line) for line in metrics_path.read_text().splitlines() if line]
-            rows = [r for r in rows if r["step"] <= step]
         say(f"resumed at step {step}")
-    metrics_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows = restart_metrics(metrics_path, "step", step)
     valid_tensors = _tensors(valid, device) if valid is not None else None
     bar = None
     if progress:
@@ -273,8 +271,7 @@ def train_supervised(
             if valid_tensors is not None:
                 row.update({f"val_{k}": v for k, v in evaluate_loss(net, *valid_tensors).items()})
             rows.append(row)
-            with metrics_path.open("a") as handle:
-                handle.write(json.dumps(row) + "\n")
+            append_metrics(metrics_path, row)
             say(json.dumps(row))
             seconds = time.perf_counter() - started
             meta = {

@@ -14,7 +14,9 @@ uninterrupted one.
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +25,14 @@ from torch.nn import functional as F
 
 from agents.nets.model import PolicyValueNet
 
-__all__ = ["generator_state", "restore_generators", "seed_everything", "train_step"]
+__all__ = [
+    "append_metrics",
+    "generator_state",
+    "restart_metrics",
+    "restore_generators",
+    "seed_everything",
+    "train_step",
+]
 
 
 def seed_everything(seed: int) -> np.random.Generator:
@@ -44,6 +53,27 @@ def restore_generators(state: dict[str, Any]) -> np.random.Generator:
     rng.bit_generator.state = state["numpy"]
     torch.set_rng_state(state["torch"])
     return rng
+
+
+def restart_metrics(path: Path, key: str, upto: int) -> list[dict[str, Any]]:
+    """The metric rows (JSON lines in ``path``) a run resumed at ``upto`` keeps.
+
+    Rows whose ``key`` (``"step"``, ``"iteration"``) is at most ``upto`` are kept and the file
+    is rewritten to them, so rows logged after the checkpoint are not repeated; a new run
+    passes 0 and starts an empty file.
+    """
+    rows: list[dict[str, Any]] = []
+    if path.exists():
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line]
+        rows = [r for r in rows if r[key] <= upto]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+def append_metrics(path: Path, row: dict[str, Any]) -> None:
+    """Append one metric row to ``path`` (a JSON line)."""
+    with path.open("a") as handle:
+        handle.write(json.dumps(row) + "\n")
 
 
 def train_step(
