@@ -27,3 +27,18 @@ def make_board(text: str, to_play: Color = Color.BLACK, **rules: Any) -> GoState
 def board() -> BoardFactory:
     """``board(text, to_play=Color.BLACK, **rules)``: a position from ASCII rows."""
     return make_board
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a test module (``pytest.mark.usefixtures``), then as before.
+
+    Small networks run fastest on one thread, and far faster on a busy machine. Torch is
+    imported here, not at the top, so that the suite's other modules never need it.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -18,13 +18,7 @@ from agents.nets.model import PRESETS, NetConfig, PolicyValueNet
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Small networks run fastest on one thread (and far faster on a busy machine)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize(

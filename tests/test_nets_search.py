@@ -20,12 +20,7 @@ from go_env.state import GoState
 CONFIG = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

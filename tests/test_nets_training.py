@@ -25,12 +25,7 @@ from tuning.gating import arena_gate
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def random_game(seed: int, size: int = 5) -> GoState:
