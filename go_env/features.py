@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numba import njit
 
-from go_env._core.fastcall import specialize
+from go_env._core.fastcall import is_plain_int8, specialize
 
 if TYPE_CHECKING:
     from go_env.state import Color, GoState
@@ -148,24 +148,14 @@ def _fast_update() -> Callable[..., None]:
     """:func:`_update_hwc` compiled for ``int8`` C-contiguous boards and planes.
 
     Called without numba's type dispatch (:mod:`go_env._core.fastcall`): the boards must pass
-    :func:`_plain_boards`, the planes are :class:`HistoryPlanesHWC`'s own arrays.
+    :func:`~go_env._core.fastcall.is_plain_int8` with 2 dimensions, the planes are
+    :class:`HistoryPlanesHWC`'s own arrays.
     """
     if not _FAST_UPDATE:
         planes = np.zeros((2, 2, 3), dtype=PLANE_DTYPE)
         boards = np.zeros((1, 4), dtype=np.int8)
         _FAST_UPDATE.append(specialize(_update_hwc, boards, 1, 1, 0, planes, planes.copy()))
     return _FAST_UPDATE[0]
-
-
-def _plain_boards(boards: np.ndarray) -> bool:
-    """Whether ``boards`` has the type :func:`_fast_update` is compiled for."""
-    return (
-        type(boards) is np.ndarray
-        and boards.dtype == np.int8
-        and boards.ndim == 2
-        and boards.flags.c_contiguous
-        and boards.flags.writeable
-    )
 
 
 def _check(k: int, perspective: Color | int) -> int:
@@ -286,7 +276,7 @@ class HistoryPlanesHWC:
                     f"got a board history of shape {boards.shape}"
                 )
             # GoState's board histories (the usual case) skip numba's type dispatch.
-            self._kernel = _fast_update() if _plain_boards(boards) else _update_hwc
+            self._kernel = _fast_update() if is_plain_int8(boards, 2) else _update_hwc
         planes = np.empty(self._shape, dtype=PLANE_DTYPE)
         self._kernel(boards, n_pos, self._own, since, self._last, planes)
         self._boards = boards

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env._core import board as core
-from go_env._core.fastcall import specialize
+from go_env._core.fastcall import is_plain_int8, specialize
 from go_env._core.history import (
     KEY_ZERO,
     commit,
@@ -429,7 +429,7 @@ class GoState:
         else:
             out = mask
             kernel = advance  # numba checks the argument types
-            if _plain_int8(mask):
+            if is_plain_int8(mask, 1):
                 self._trusted_mask = mask
         color, diff, number, status = kernel(
             self._s, nbr, zob, side, rules, move, self._boards, row, self._table, out
@@ -684,17 +684,6 @@ def _specialize_advance(mask_type: type) -> Callable[..., tuple[int, int, int, i
         global _ADVANCE_INT8
         _ADVANCE_INT8 = entry
     return entry
-
-
-def _plain_int8(mask: object) -> bool:
-    """Whether ``mask`` is an array of the int8 mask type of :func:`_specialize_advance`."""
-    return (
-        type(mask) is np.ndarray
-        and mask.dtype == np.int8
-        and mask.ndim == 1
-        and mask.flags.c_contiguous
-        and mask.flags.writeable
-    )
 
 
 def _fixed_arguments(

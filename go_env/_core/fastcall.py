@@ -16,9 +16,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from numba import typeof
 
-__all__ = ["specialize"]
+__all__ = ["is_plain_int8", "specialize"]
+
+
+def is_plain_int8(value: object, ndim: int) -> bool:
+    """Whether ``value`` is a plain writeable C-contiguous ``int8`` array of ``ndim`` dimensions.
+
+    The array type a :func:`specialize`-d kernel compiled for such an example accepts
+    (subclasses, views of other layouts and read-only arrays are not).
+    """
+    return (
+        type(value) is np.ndarray
+        and value.dtype == np.int8
+        and value.ndim == ndim
+        and value.flags.c_contiguous
+        and value.flags.writeable
+    )
 
 
 def specialize(dispatcher: Any, *examples: object) -> Callable[..., Any]:
