@@ -122,20 +122,24 @@ def test_killed_and_stopped_workers_resume_without_losing_games(tmp_path: Path) 
     assert not (games / "trial-00003.jsonl").exists()
 
 
-def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:
-    config = StudyConfig(
-        space=make_space("softmax", d=2),
+def one_trial_study(out: Path, space: str, **changes) -> StudyConfig:
+    """A study of one small trial whose worker the tests below pretend has died."""
+    return StudyConfig(
+        space=make_space(space, d=2),
         agent="mcts:sims=8",
         rules=Rules(size=5, komi=0.5),
         games=4,
         batch=2,
         trials=1,
         startup_trials=3,
-        out=tmp_path,
+        out=out,
         verify_games=0,
-        heartbeat_interval=1,
-        grace_period=1,
+        **changes,
     )
+
+
+def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:
+    config = one_trial_study(tmp_path, "softmax", heartbeat_interval=1, grace_period=1)
     study = load_study(config)
     with warnings.catch_warnings():  # "heartbeat is supposed to be used with optimize": yes
         warnings.simplefilter("ignore", UserWarning)
@@ -153,18 +157,7 @@ def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:
 
 
 def test_a_dead_local_worker_is_found_on_a_journal_storage(tmp_path: Path) -> None:
-    config = StudyConfig(
-        space=make_space("monotone", d=2),
-        agent="mcts:sims=8",
-        rules=Rules(size=5, komi=0.5),
-        games=4,
-        batch=2,
-        trials=1,
-        startup_trials=3,
-        out=tmp_path,
-        storage=str(tmp_path / "study.log"),
-        verify_games=0,
-    )
+    config = one_trial_study(tmp_path, "monotone", storage=str(tmp_path / "study.log"))
     study = load_study(config)
     lost = study.ask()
     config.space.suggest(lost)
