@@ -21,17 +21,12 @@ from collections import Counter
 from pathlib import Path
 
 from agents.gtp.scoring import estimate_dead, score_without
-from go_env.rules import KoRule, Rules
+from go_env.rules import Rules
 from go_env.state import GoState
+from tuning.results import GameOutcome
 
 
-def _rules(match: dict) -> Rules:
-    rules = dict(match["rules"])
-    rules["ko"] = KoRule(rules["ko"])
-    return Rules(**rules)
-
-
-def positions_at_first_pass(path: Path) -> list[tuple[dict, GoState | None]]:
+def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | None]]:
     """Each game record with the position right after B's first pass (``None``: B never passed).
 
     Raises:
@@ -40,14 +35,14 @@ def positions_at_first_pass(path: Path) -> list[tuple[dict, GoState | None]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines or json.loads(lines[0]).get("kind") != "header":
         raise ValueError(f"{path} is not an arena results file (no header line)")
-    rules = _rules(json.loads(lines[0])["match"])
-    out: list[tuple[dict, GoState | None]] = []
+    rules = Rules(**json.loads(lines[0])["match"]["rules"])
+    out: list[tuple[GameOutcome, GoState | None]] = []
     for line in lines[1:]:
-        game = json.loads(line)
+        game = GameOutcome.from_dict(json.loads(line))
         state = GoState(rules)
-        b_colour_moves_first = not game["a_black"]  # B is Black when A is White
+        b_colour_moves_first = not game.a_black  # B is Black when A is White
         found = None
-        for number, move in enumerate(game["moves"]):
+        for number, move in enumerate(game.moves):
             state.play(move)
             b_moved = (number % 2 == 0) == b_colour_moves_first
             if b_moved and move == state.pass_move:
@@ -62,12 +57,12 @@ def classify(path: Path, playouts: int = 64) -> Counter:
     counts: Counter = Counter()
     for game, state in positions_at_first_pass(path):
         if state is None:
-            counts[(game["score_a"], None, None)] += 1
+            counts[(game.score_a, None, None)] += 1
             continue
-        sign = 1.0 if game["a_black"] else -1.0
+        sign = 1.0 if game.a_black else -1.0
         removed = score_without(state, estimate_dead(state, playouts, seed=0)) * sign
         raw = state.score() * sign
-        counts[(game["score_a"], removed > 0, raw > 0)] += 1
+        counts[(game.score_a, removed > 0, raw > 0)] += 1
     return counts
 
 
