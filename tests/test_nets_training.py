@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from agents.cli import main as gomcts
-from agents.nets.checkpoint import load_checkpoint
+from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.data import examples_from_record, load_sgf_dir, result_value, sample_batch
 from agents.nets.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.replay import ReplayBuffer
 from agents.nets.selfplay import SelfPlayConfig, train_selfplay
-from agents.nets.supervised import SupervisedConfig, train_supervised
+from agents.nets.supervised import SupervisedConfig, held_out_losses, train_supervised
 from agents.nets.training import train_step
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, record_from_state, save_sgf
@@ -158,6 +161,37 @@ def test_supervised_is_deterministic_and_resumes_exactly(sgf_dir, tmp_path):
         train_supervised(sgf_dir, tmp_path / "c", sl_config(8, lr=2e-3))
     longer = weights(train_supervised(sgf_dir, tmp_path / "c", sl_config(8)))  # extended
     assert not all(torch.equal(a[k], longer[k]) for k in a)
+
+
+def test_held_out_losses_reproduce_the_runs_validation_metrics(sgf_dir, tmp_path):
+    config = sl_config(4)
+    model = train_supervised(sgf_dir, tmp_path / "run", config)
+    last = json.loads((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()[-1])
+    untrained = tmp_path / "untrained.pt"
+    torch.manual_seed(0)
+    save_checkpoint(untrained, PolicyValueNet(TINY))
+    trained, fresh = held_out_losses(
+        [model, untrained], sgf_dir, share=config.validation, seed=config.seed
+    )
+    for key in ("policy", "value", "accuracy"):
+        assert trained[key] == pytest.approx(last[f"val_{key}"], rel=1e-5, abs=1e-6), key
+    assert fresh != trained
+    script = Path(__file__).resolve().parents[1] / "scripts" / "compare_nets.py"
+    command = [sys.executable, str(script), str(sgf_dir), str(model), "--seed", "3"]
+    done = subprocess.run(
+        [*command, "--validation", "0.2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{last['val_value']:5.3f}" in done.stdout.splitlines()[1]
+    with pytest.raises(ValueError, match="holds out no game"):
+        held_out_losses([model], sgf_dir, share=0.01, seed=3)
+    other_size = tmp_path / "seven.pt"
+    save_checkpoint(other_size, PolicyValueNet(NetConfig(size=7, blocks=1, filters=8, history=2)))
+    with pytest.raises(ValueError, match="one board size"):
+        held_out_losses([model, other_size], sgf_dir, share=0.2, seed=3)
 
 
 def test_replay_buffer_ring_and_round_trip(tmp_path):

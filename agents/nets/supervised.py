@@ -28,7 +28,7 @@ import math
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -52,7 +52,13 @@ from agents.nets.training import (
     train_step,
 )
 
-__all__ = ["SupervisedConfig", "machine_description", "train_supervised"]
+__all__ = [
+    "SupervisedConfig",
+    "held_out_losses",
+    "machine_description",
+    "split_games",
+    "train_supervised",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +138,16 @@ def machine_description() -> dict[str, Any]:
     }
 
 
-def _split(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples | None]:
+def split_games(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples | None]:
+    """Training and held-out examples, split by whole games as :func:`train_supervised` does.
+
+    ``share`` of the games (never single positions) is drawn with ``seed``; a run with that
+    seed and ``validation`` share measures its ``val_*`` metrics on exactly these games.
+
+    Returns:
+        ``(train, held_out)``; ``held_out`` is ``None`` when the share rounds to no game or to
+        all of them.
+    """
     games = np.unique(examples.game)
     held = round(share * games.size)
     if held == 0 or held >= games.size:
@@ -151,6 +166,59 @@ def _tensors(examples: Examples, device: torch.device) -> tuple[torch.Tensor, ..
         torch.from_numpy(examples.policy_weight).to(device),
         torch.from_numpy(examples.value_weight).to(device),
     )
+
+
+def held_out_losses(
+    checkpoints: Sequence[str | PathLike[str]],
+    data: str | PathLike[str],
+    *,
+    share: float = 0.05,
+    seed: int = 0,
+    device: str = "cpu",
+) -> list[dict[str, float]]:
+    """Losses of each checkpoint on the games a supervised run on ``data`` held out.
+
+    With the run's ``validation`` share and ``seed`` these are the games its ``val_*`` metrics
+    were measured on, so networks trained on other data can be compared with it on exactly
+    those games. Each checkpoint gets the input planes of its own config.
+
+    Returns:
+        Per checkpoint, in order: ``policy`` (cross-entropy), ``value`` (mean squared error),
+        ``accuracy`` (share of moves predicted), as in the ``val_*`` metrics.
+
+    Raises:
+        ValueError: When the share holds out no game of ``data``, or the checkpoints differ in
+            board size.
+    """
+    torch_device = resolve_device(device)
+    results: list[dict[str, float]] = []
+    held_out: dict[tuple[int, bool], Examples] = {}
+    size = 0
+    for path in checkpoints:
+        saved = load_checkpoint(path)
+        config = saved.config
+        size = size or config.size
+        if config.size != size:
+            raise ValueError(
+                f"{path} is a {config.size}x{config.size} network, the first checkpoint a "
+                f"{size}x{size} one; compare networks of one board size"
+            )
+        key = (config.history, config.tactical)
+        if key not in held_out:
+            examples, _ = load_sgf_dir(
+                data, size=config.size, history=config.history, tactical=config.tactical
+            )
+            _, valid = split_games(examples, share, seed)
+            if valid is None:
+                raise ValueError(
+                    f"a share of {share} holds out no game of the {np.unique(examples.game).size} "
+                    f"in {data}; use a share between 0 and 1 that leaves games on both sides"
+                )
+            held_out[key] = valid
+        net = PolicyValueNet(config).to(torch_device)
+        net.load_state_dict(saved.weights)
+        results.append(evaluate_loss(net, *_tensors(held_out[key], torch_device)))
+    return results
 
 
 def _lr_at(config: SupervisedConfig, step: int) -> float:
@@ -206,7 +274,7 @@ def train_supervised(
             raise FileNotFoundError(f"no {net_config.size}x{net_config.size} games in {data}")
     say(f"data: {counts}")
     rng = seed_everything(config.seed)
-    train, valid = _split(examples, config.validation, config.seed)
+    train, valid = split_games(examples, config.validation, config.seed)
     net = PolicyValueNet(net_config).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     step, seconds = 0, 0.0
