@@ -191,18 +191,17 @@ def held_out_losses(
             board size.
     """
     torch_device = resolve_device(device)
+    loaded = [load_checkpoint(path) for path in checkpoints]
+    sizes = sorted({saved.config.size for saved in loaded})
+    if len(sizes) > 1:
+        raise ValueError(
+            f"the checkpoints are networks for board sizes {sizes}; compare networks of one "
+            "board size"
+        )
     results: list[dict[str, float]] = []
     held_out: dict[tuple[int, bool], Examples] = {}
-    size = 0
-    for path in checkpoints:
-        saved = load_checkpoint(path)
+    for saved in loaded:
         config = saved.config
-        size = size or config.size
-        if config.size != size:
-            raise ValueError(
-                f"{path} is a {config.size}x{config.size} network, the first checkpoint a "
-                f"{size}x{size} one; compare networks of one board size"
-            )
         key = (config.history, config.tactical)
         if key not in held_out:
             examples, _ = load_sgf_dir(
@@ -215,8 +214,7 @@ def held_out_losses(
                     f"in {data}; use a share between 0 and 1 that leaves games on both sides"
                 )
             held_out[key] = valid
-        net = PolicyValueNet(config).to(torch_device)
-        net.load_state_dict(saved.weights)
+        net = saved.build(torch_device)
         results.append(evaluate_loss(net, *_tensors(held_out[key], torch_device)))
     return results
 
