@@ -26,9 +26,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--validation", type=float, default=0.05, help="share of games held out (default 0.05)"
     )
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (default 1; 0: torch's)"
+    )
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    if args.threads < 0:
+        parser.error(f"--threads must be 0 (torch's setting) or more, got {args.threads}")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     losses = held_out_losses(args.checkpoints, args.data, share=args.validation, seed=args.seed)
     width = max(len(path) for path in args.checkpoints)
     print(f"{'checkpoint':<{width}}  policy  value  accuracy")

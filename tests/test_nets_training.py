@@ -179,7 +179,7 @@ def test_held_out_losses_reproduce_the_runs_validation_metrics(sgf_dir, tmp_path
     script = Path(__file__).resolve().parents[1] / "scripts" / "compare_nets.py"
     command = [sys.executable, str(script), str(sgf_dir), str(model), "--seed", "3"]
     done = subprocess.run(
-        [*command, "--validation", "0.2"],
+        [*command, "--validation", "0.2", "--threads", "0"],
         capture_output=True,
         text=True,
         check=False,
