@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-import torch
-
 from agents.nets.supervised import held_out_losses
+from agents.nets.threads import use_threads
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,10 +29,10 @@ def main(argv: list[str] | None = None) -> None:
         "--threads", type=int, default=1, help="torch CPU threads (default 1; 0: torch's)"
     )
     args = parser.parse_args(argv)
-    if args.threads < 0:
-        parser.error(f"--threads must be 0 (torch's setting) or more, got {args.threads}")
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    try:
+        use_threads(args.threads)
+    except ValueError as error:
+        parser.error(f"--{error}")
     losses = held_out_losses(args.checkpoints, args.data, share=args.validation, seed=args.seed)
     width = max(len(path) for path in args.checkpoints)
     print(f"{'checkpoint':<{width}}  policy  value  accuracy")

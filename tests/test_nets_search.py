@@ -167,3 +167,13 @@ def test_net_agent_errors(model_path):
     over.play(25)
     with pytest.raises(AgentError, match="the game is over"):
         agent.act(over)
+
+
+def test_every_threads_setting_refuses_a_bad_count(model_path):
+    message = r"threads must be an int >= 0 \(0: torch's setting\), got -1"
+    with pytest.raises(ValueError, match=message):
+        NetAgentConfig(model=model_path, threads=-1)
+    with pytest.raises(SpecError, match=message):
+        make_agent(f'mcts:evaluator="net:{model_path},threads=-1"')
+    with pytest.raises(ValueError, match=r"got True"):
+        NetAgentConfig(model=model_path, threads=True)

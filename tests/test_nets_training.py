@@ -272,3 +272,14 @@ def test_train_command(sgf_dir, tmp_path, capsys):
     assert "model:" in capsys.readouterr().out
     saved = load_checkpoint(tmp_path / "cli" / "model.pt")
     assert saved.config.shape_name == "b4c32" and saved.config.size == 5
+
+
+def test_training_runs_refuse_a_bad_thread_count(tmp_path, capsys):
+    message = r"threads must be an int >= 0 \(0: torch's setting\), got -2"
+    with pytest.raises(ValueError, match=message):
+        SupervisedConfig(net=NetConfig(size=5, blocks=1, filters=4), threads=-2)
+    with pytest.raises(ValueError, match=message):
+        SelfPlayConfig(net=NetConfig(size=5, blocks=1, filters=4), threads=-2)
+    assert gomcts(["train", "sl", str(tmp_path), "--out", str(tmp_path / "run"), "--threads", "-2"])
+    assert "threads must be an int >= 0" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

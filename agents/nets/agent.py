@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from agents.base import AgentError
+from agents.nets.threads import check_threads, use_threads
 from go_env.state import GoState
 
 __all__ = ["NetAgent", "NetAgentConfig"]
@@ -58,8 +59,7 @@ class NetAgentConfig:
             raise ValueError(
                 f"symmetry must be one of none, random, average; got {self.symmetry!r}"
             )
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
-            raise ValueError(f"threads must be an int >= 0, got {self.threads!r}")
+        check_threads(self.threads)
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
         ):
@@ -84,15 +84,12 @@ class NetAgent:
     """
 
     def __init__(self, config: NetAgentConfig | None = None) -> None:
-        import torch
-
         from agents.nets.checkpoint import CheckpointError
         from agents.nets.evaluator import NetEvaluator
 
         self.config = config or NetAgentConfig()
         self.name = self.config.name
-        if self.config.threads:
-            torch.set_num_threads(self.config.threads)
+        use_threads(self.config.threads)
         seeds = np.random.SeedSequence(self.config.seed).spawn(2)
         try:
             self.evaluator = NetEvaluator(

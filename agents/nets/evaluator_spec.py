@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from agents.nets.threads import check_threads, use_threads
 from agents.spec import config_from_params, parse_spec
 
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ class NetEvaluatorConfig:
             and 0.0 <= lam <= 1.0
         ):
             raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
-            raise ValueError(f"threads must be an int >= 0, got {self.threads!r}")
+        check_threads(self.threads)
 
     def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> Evaluator:
         """The evaluator: a network, mixed with rollouts when ``lam > 0``.
@@ -81,13 +81,11 @@ class NetEvaluatorConfig:
             score_scale: Rollout value scale (see :class:`~agents.mcts.config.MCTSConfig`).
         """
         import numpy as np
-        import torch
 
         from agents.mcts.evaluators import MixedEvaluator, RolloutEvaluator
         from agents.nets.evaluator import NetEvaluator
 
-        if self.threads:
-            torch.set_num_threads(self.threads)
+        use_threads(self.threads)
         seeds = np.random.SeedSequence(seed).generate_state(2)
         net = NetEvaluator(
             self.model,

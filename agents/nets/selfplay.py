@@ -54,6 +54,7 @@ from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.plots import plot_losses, plot_winrates
 from agents.nets.replay import ReplayBuffer
 from agents.nets.supervised import machine_description
+from agents.nets.threads import check_threads, use_threads
 from agents.nets.training import (
     append_metrics,
     generator_state,
@@ -142,6 +143,7 @@ class SelfPlayConfig:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if not 0 <= self.promote <= 1:
             raise ValueError(f"promote must be in [0, 1], got {self.promote}")
+        check_threads(self.threads)
 
     @property
     def rules(self) -> Rules:
@@ -246,8 +248,7 @@ def train_selfplay(
     say = log or (lambda message: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if config.threads:
-        torch.set_num_threads(config.threads)
+    use_threads(config.threads)
     device = resolve_device(config.device)
     state_path, best_path, candidate_path = out / "state.pt", out / "best.pt", out / "candidate.pt"
     metrics_path = out / "metrics.jsonl"

@@ -42,6 +42,7 @@ from agents.nets.data import Examples, load_sgf_dir, sample_batch
 from agents.nets.evaluator import resolve_device
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.plots import plot_losses
+from agents.nets.threads import check_threads, use_threads
 from agents.nets.training import (
     append_metrics,
     evaluate_loss,
@@ -102,6 +103,7 @@ class SupervisedConfig:
             raise ValueError("lr must be > 0, weight_decay and value_scale >= 0")
         if not 0 <= self.validation < 1:
             raise ValueError(f"validation must be in [0, 1), got {self.validation}")
+        check_threads(self.threads)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -256,8 +258,7 @@ def train_supervised(
     say = log or (lambda message: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if config.threads:
-        torch.set_num_threads(config.threads)
+    use_threads(config.threads)
     device = resolve_device(config.device)
     net_config = config.net
     if isinstance(data, Examples):
