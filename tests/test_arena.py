@@ -24,7 +24,7 @@ from go_env.sgf import load_sgf, state_from_record
 from go_env.state import Color, GoState
 from tuning.arena import ArenaError, MatchConfig, iter_games, run_match
 from tuning.openings import load_book, random_opening
-from tuning.plots import plot_running_score, running_score
+from tuning.plots import plot_running_score, running_score, running_score_figure, wrap_title
 from tuning.results import ResultsError, ResultsFile
 from tuning.stats import SprtConfig, wilson_interval
 from tuning.stats import sprt as run_sprt
@@ -350,6 +350,29 @@ def test_summary_and_plot(tmp_path: Path) -> None:
     assert series[2, 1:].tolist() == list(wilson_interval(1.5, 3))
     path = plot_running_score(result.scores, tmp_path / "plot.png", title="test")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+NET_SPEC = 'mcts:policy=puct,sims=3200,batch=16,evaluator="net:lam=0.25",end_scoring=remove_dead'
+LONG_TITLE = f"A: {NET_SPEC},reuse_tree=true  vs  B: {NET_SPEC},name=other"
+
+
+def test_wrap_title_breaks_agent_specs_between_their_options() -> None:
+    lines = wrap_title(LONG_TITLE, 60).split("\n")
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines)
+    assert all(line.endswith(",") for line in lines[:-1])  # between options
+    assert "".join(lines) == LONG_TITLE  # nothing lost
+    assert wrap_title("short title") == "short title"
+    assert wrap_title("x" * 25, 10) == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx"  # no break point: cut
+    with pytest.raises(ValueError, match="width must be at least 1"):
+        wrap_title("title", 0)
+
+
+def test_long_match_title_stays_inside_the_figure() -> None:
+    figure = running_score_figure([1, 0, 1], title=LONG_TITLE, label="A")
+    figure.canvas.draw()
+    title = figure.axes[0].title.get_window_extent()
+    assert title.x0 >= 0 and title.x1 <= figure.bbox.width
+    assert title.y1 <= figure.bbox.height
 
 
 def test_command_line_killed_mid_match_resumes_to_the_same_results(tmp_path: Path) -> None:

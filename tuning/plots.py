@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tuning.stats import Z95, wilson_interval
 
-__all__ = ["plot_running_score", "running_score"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_running_score", "running_score", "running_score_figure", "wrap_title"]
+
+TITLE_WIDTH = 100
+"""Characters per title line: what fits the 7-inch figure at 9 points."""
 
 
 def running_score(scores: Sequence[float], z: float = Z95) -> np.ndarray:
@@ -32,6 +40,33 @@ def running_score(scores: Sequence[float], z: float = Z95) -> np.ndarray:
     return out
 
 
+def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
+    """Break ``text`` into lines of at most ``width`` characters.
+
+    Lines break after white space or a comma, so agent specs
+    (``mcts:sims=800,evaluator="net:lam=0.5"``), which have no spaces, wrap between their
+    options; a single option longer than ``width`` is cut.
+
+    Raises:
+        ValueError: ``width`` is smaller than 1.
+    """
+    if width < 1:
+        raise ValueError(f"width must be at least 1 character, got {width}")
+    lines: list[str] = []
+    line = ""
+    for piece in re.findall(r"[^\s,]+[\s,]*|[\s,]+", text):  # a word and what follows it
+        if line and len(line.rstrip()) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        while len(piece.rstrip()) > width:
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line += piece
+    if line.strip():
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
 def plot_running_score(
     scores: Sequence[float],
     path: str | PathLike[str],
@@ -44,12 +79,23 @@ def plot_running_score(
     Args:
         scores: Agent A's game scores in game order.
         path: The image file (its suffix picks the format, e.g. ``.png`` or ``.svg``).
-        title: The plot title.
+        title: The plot title, wrapped to the figure's width (:func:`wrap_title`).
         label: Name of the agent whose score is plotted.
 
     Returns:
         The path written.
     """
+    figure = running_score_figure(scores, title=title, label=label)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out)
+    return out
+
+
+def running_score_figure(
+    scores: Sequence[float], *, title: str = "", label: str = "agent A"
+) -> Figure:
+    """The figure that :func:`plot_running_score` saves (arguments as there)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -69,11 +115,8 @@ def plot_running_score(
     axes.set_xlabel("games")
     axes.set_ylabel("score rate (win = 1, draw = 1/2)")
     if title:
-        axes.set_title(title, fontsize=9)
+        axes.set_title(wrap_title(title), fontsize=9)
     axes.legend(loc="upper right", fontsize=8)
     axes.grid(alpha=0.3)
     figure.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out)
-    return out
+    return figure
