@@ -15,7 +15,6 @@ Example (the matches of ``docs/strength.md``)::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 from agents.gtp.scoring import estimate_dead, score_without
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.results import GameOutcome
+from tuning.results import GameOutcome, read_results
 
 
 def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | None]]:
@@ -32,13 +31,10 @@ def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | Non
     Raises:
         ValueError: When the file is not an arena results file.
     """
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or json.loads(lines[0]).get("kind") != "header":
-        raise ValueError(f"{path} is not an arena results file (no header line)")
-    rules = Rules(**json.loads(lines[0])["match"]["rules"])
+    match, games = read_results(path)
+    rules = Rules(**match["rules"])
     out: list[tuple[GameOutcome, GoState | None]] = []
-    for line in lines[1:]:
-        game = GameOutcome.from_dict(json.loads(line))
+    for game in games.values():
         state = GoState(rules)
         b_colour_moves_first = not game.a_black  # B is Black when A is White
         found = None

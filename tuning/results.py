@@ -10,6 +10,9 @@ as the game ends, in the order games finish. Reading it back:
 * a last line cut short by an interruption is dropped (and cut off the file before anything is
   appended);
 * a game index seen twice keeps its first line.
+
+:func:`read_results` reads a finished or running match's file without writing to it (for
+analyses such as :mod:`tuning.paired`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TIMING_FIELDS", "GameOutcome", "ResultsError", "ResultsFile"]
+__all__ = ["TIMING_FIELDS", "GameOutcome", "ResultsError", "ResultsFile", "read_results"]
 
 FORMAT = 1
 
@@ -147,18 +150,8 @@ class ResultsFile:
                 handle.truncate(end)
             data = data[:end]
         lines = data.decode("utf-8").splitlines()
-        self._check_header(lines[0] if lines else "")
-        games: dict[int, GameOutcome] = {}
-        for number, line in enumerate(lines[1:], 2):
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ResultsError(f"{self.path}, line {number}: not JSON ({exc})") from None
-            if entry.get("kind") != "game":
-                raise ResultsError(f"{self.path}, line {number}: not a game record")
-            game = GameOutcome.from_dict(entry)
-            games.setdefault(game.index, game)
-        return games
+        self._check_match(_match_of(self.path, lines))
+        return _games_of(self.path, lines)
 
     def append(self, game: GameOutcome) -> None:
         """Append one game and make it durable (flush and fsync)."""
@@ -170,19 +163,7 @@ class ResultsFile:
             handle.flush()
             os.fsync(handle.fileno())
 
-    def _check_header(self, line: str) -> None:
-        try:
-            header = json.loads(line)
-        except json.JSONDecodeError:
-            header = None
-        if not isinstance(header, dict) or header.get("kind") != "header":
-            raise ResultsError(f"{self.path} is not an arena results file (no header line)")
-        if header.get("format") != FORMAT:
-            raise ResultsError(
-                f"{self.path} has format {header.get('format')!r}; this version "
-                f"reads format {FORMAT}"
-            )
-        theirs = header.get("match", {})
+    def _check_match(self, theirs: dict[str, Any]) -> None:
         if theirs != self.match:
             keys = sorted(k for k in {*theirs, *self.match} if theirs.get(k) != self.match.get(k))
             detail = "; ".join(
@@ -193,3 +174,52 @@ class ResultsFile:
                 f"{self.path} holds the results of a different match ({detail}); use another "
                 "results file, or the same settings to resume it"
             )
+
+
+def read_results(path: str | PathLike[str]) -> tuple[dict[str, Any], dict[int, GameOutcome]]:
+    """The match configuration and the games of a results file, by index, read only.
+
+    A last line without its newline (a game being written) is ignored, as
+    :meth:`ResultsFile.load` would cut it off.
+
+    Raises:
+        ResultsError: When the file is not an arena results file of this format.
+        OSError: When it cannot be read.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):
+        lines.pop()
+    return _match_of(path, lines), _games_of(path, lines)
+
+
+def _match_of(path: Path, lines: list[str]) -> dict[str, Any]:
+    """The match configuration in the header line of a results file's lines."""
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        header = None
+    if not isinstance(header, dict) or header.get("kind") != "header":
+        raise ResultsError(f"{path} is not an arena results file (no header line)")
+    if header.get("format") != FORMAT:
+        raise ResultsError(
+            f"{path} has format {header.get('format')!r}; this version reads format {FORMAT}"
+        )
+    match = header.get("match", {})
+    return match if isinstance(match, dict) else {}
+
+
+def _games_of(path: Path, lines: list[str]) -> dict[int, GameOutcome]:
+    """The games after the header line, by index (the first line of an index counts)."""
+    games: dict[int, GameOutcome] = {}
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ResultsError(f"{path}, line {number}: not JSON ({exc})") from None
+        if entry.get("kind") != "game":
+            raise ResultsError(f"{path}, line {number}: not a game record")
+        game = GameOutcome.from_dict(entry)
+        games.setdefault(game.index, game)
+    return games
