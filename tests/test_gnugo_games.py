@@ -83,3 +83,15 @@ def test_arena_against_gnugo_referees_dead_stones(gnugo_path: str, tmp_path: Pat
         assert abs(game.score) > abs(game.raw_score) or game.score * game.raw_score < 0
         record = load_sgf(tmp_path / "sgf" / f"game-{game.index:05d}.sgf")
         assert record.result == game.result and "referee GNU Go 3.8" in (record.game_comment or "")
+
+
+def test_gnugo_restricted_genmove_names_a_move_without_playing_it(gnugo: GtpAgent) -> None:
+    # What agents.gtp.client_agent relies on when it replaces a move our superko forbids:
+    # GNU Go's restricted_genmove (unlike genmove) leaves its board as it was.
+    gnugo.send("boardsize 5")
+    gnugo.send("clear_board")
+    gnugo.send("play black A1")
+    assert gnugo.send("restricted_genmove white C3") == "C3"
+    assert gnugo.send("move_history") == "black A1"
+    assert gnugo.send("genmove white") == "C3"
+    assert gnugo.send("move_history").splitlines() == ["white C3", "black A1"]

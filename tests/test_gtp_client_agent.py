@@ -28,6 +28,9 @@ FAKE_ENGINE = textwrap.dedent(
     mode = sys.argv[1]
     known = ["protocol_version", "name", "version", "list_commands", "boardsize",
              "clear_board", "komi", "play", "genmove", "undo", "quit"]
+    if mode == "gnugo":  # GNU Go's restricted_genmove, and a look at the engine's board
+        known += ["restricted_genmove", "moves"]
+    board = []  # the moves the engine has on its board, "colour vertex"
     for line in sys.stdin:
         parts = line.split()
         if not parts:
@@ -38,12 +41,27 @@ FAKE_ENGINE = textwrap.dedent(
             out = "\\n".join(known)
         elif cmd == "name":
             out = "Fake"
+        elif cmd == "clear_board":
+            board = []
+        elif cmd == "play":
+            if parts[2].upper() in [move.split()[1] for move in board]:
+                sys.stdout.write("? illegal move\\n\\n")
+                sys.stdout.flush()
+                continue
+            board.append(parts[1] + " " + parts[2].upper())
+        elif cmd == "undo":
+            board.pop()
+        elif cmd == "moves":
+            out = ", ".join(board)
+        elif cmd == "restricted_genmove":  # as GNU Go: names a move, does not play it
+            out = parts[2].upper()
         elif cmd == "genmove":
             if mode == "die":
                 sys.stderr.write("fake engine: out of memory\\n")
                 sys.stderr.flush()
                 sys.exit(3)
-            out = {"resign": "resign", "a1": "A1"}[mode]
+            out = {"resign": "resign", "a1": "A1", "gnugo": "A1"}[mode]
+            board.append(parts[1] + " " + out)
         elif cmd == "quit":
             sys.stdout.write("= \\n\\n")
             sys.stdout.flush()
@@ -115,6 +133,24 @@ def test_an_engine_move_illegal_under_our_rules_is_replaced(fake: Any) -> None:
         assert agent.act(state) == state.pass_move  # A1 is taken; no restricted_genmove
         fresh = GoState(Rules(size=5))
         assert agent.act(fresh) == 20  # legal: accepted as is
+    finally:
+        agent.close()
+
+
+def test_after_restricted_genmove_the_engine_board_is_the_game(fake: Any) -> None:
+    # GNU Go's restricted_genmove answers a move without playing it: the engine's board must
+    # still end up with exactly the moves of the game (it once missed the replacement move,
+    # and GNU Go then refused a legal move of the game as illegal on its own board).
+    agent = fake("gnugo")
+    try:
+        state = GoState(Rules(size=5))
+        state.play(20)  # Black A1; the engine's genmove answers A1 again, which we refuse
+        choice = agent.act(state)
+        assert choice == int(state.legal_moves()[0])  # its restricted_genmove answer
+        state.play(choice)
+        state.play(12)  # Black C3
+        agent.act(state)  # brings the engine's board up to date, then the same refusal
+        assert agent.send("moves") == "black A1, white A5, black C3"
     finally:
         agent.close()
 

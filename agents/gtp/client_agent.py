@@ -12,8 +12,10 @@ else ``play`` commands), then a ``play`` for every move the engine has not seen;
 ``genmove``. The engine's own ko rule may be weaker than ours (GNU Go knows simple ko only):
 when it answers a move that our rules forbid (a superko repetition), the agent takes it back
 (``undo``) and asks ``restricted_genmove`` among our legal moves, or passes when the engine
-lacks that command. An answer ``resign`` raises :class:`GtpResignation` (an
-:class:`~agents.base.Resignation` with the resigning ``color``), which
+lacks that command. GNU Go's ``restricted_genmove`` only names its move and does not play it,
+so after one the agent sets the engine's board up afresh before its next command. An answer
+``resign`` raises :class:`GtpResignation` (an :class:`~agents.base.Resignation` with the
+resigning ``color``), which
 :func:`agents.game.play_game` records as a resignation (``"B+R"``/``"W+R"``); GNU Go resigns
 only hopeless games, and ``--never-resign`` in its command line stops that.
 
@@ -289,10 +291,12 @@ class GtpAgent:
         if "restricted_genmove" in self.known and legal:
             vertices = " ".join(to_gtp(p, state.size) for p in legal)
             answer = self._send(f"restricted_genmove {name} {vertices}")
-            if answer.strip().lower() not in ("resign",):
+            # GNU Go's restricted_genmove names a move without playing it (unlike genmove);
+            # another engine's may play it. Either way the next command sets the engine's
+            # board up afresh from the game, so it holds exactly the move the game records.
+            self._sent = None
+            if answer.strip().lower() != "resign":
                 choice = self._parse_move(answer, state.size)
                 if state.is_legal(choice):
-                    self._sent.append((state.to_play, choice))
                     return choice
-                self._send("undo")
         return state.pass_move
