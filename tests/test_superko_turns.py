@@ -1,0 +1,35 @@
+"""scripts/superko_turns.py on recorded matches (the counts docs/strength.md quotes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "superko_turns.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+
+
+def test_counts_the_turns_of_the_recorded_matches() -> None:
+    done = run(
+        "docs/strength-net2-3200-reuse/results.jsonl",
+        "docs/strength-net3-3200-reuse/results.jsonl",
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("strength-net2-3200-reuse/results.jsonl: 3 turns in games [44, 72]")
+    assert "  game 72, move 73: forbidden only by superko: J2" in lines
+    assert lines[-1].endswith("strength-net3-3200-reuse/results.jsonl: 0 turns in games []")
+
+
+def test_a_file_that_is_not_a_results_file_is_refused(tmp_path: Path) -> None:
+    note = tmp_path / "note.jsonl"
+    note.write_text('{"kind": "note"}\n', encoding="utf-8")
+    done = run(str(note))
+    assert done.returncode == 2 and "not an arena results file" in done.stderr
