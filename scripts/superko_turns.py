@@ -20,17 +20,11 @@ from pathlib import Path
 from go_env.coords import to_gtp
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.results import ResultsError, read_results
+from tuning.results import GameOutcome, ResultsError, read_results
 
 
-def superko_turns(path: Path) -> list[tuple[int, int, list[int]]]:
-    """``(game index, move number, moves only our superko forbids)`` for each such turn of B.
-
-    Raises:
-        ResultsError: When the file is not an arena results file.
-    """
-    match, games = read_results(path)
-    rules = Rules(**match["rules"])
+def superko_turns(rules: Rules, games: dict[int, GameOutcome]) -> list[tuple[int, int, list[int]]]:
+    """``(game index, move number, moves only our superko forbids)`` for each such turn of B."""
     simple = dataclasses.replace(rules, ko="simple")
     turns = []
     for index in sorted(games):
@@ -56,15 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for path in args.results:
         try:
-            turns = superko_turns(path)
-            size = Rules(**read_results(path)[0]["rules"]).size
+            match, games = read_results(path)
         except (OSError, ResultsError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        rules = Rules(**match["rules"])
+        turns = superko_turns(rules, games)
         games = sorted({index for index, _, _ in turns})
         print(f"{path}: {len(turns)} turns in games {games}")
         for index, number, moves in turns:
-            names = " ".join(to_gtp(m, size) for m in moves)
+            names = " ".join(to_gtp(m, rules.size) for m in moves)
             print(f"  game {index}, move {number}: forbidden only by superko: {names}")
     return 0
 
