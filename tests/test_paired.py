@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
+from functools import partial
 from math import comb
 from pathlib import Path
 
 import pytest
+from scripts_support import ROOT, run_script
 
 from go_env.rules import Rules
 from tuning.arena import MatchConfig, run_match
 from tuning.paired import compare_matches, sign_test
 from tuning.results import ResultsError, read_results
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "compare_matches.py"
+run = partial(run_script, "compare_matches.py")
 NET2 = ROOT / "docs" / "strength-net2-3200-reuse" / "results.jsonl"
 NET3 = ROOT / "docs" / "strength-net3-3200-reuse" / "results.jsonl"
 
@@ -102,12 +101,6 @@ def test_matches_that_cannot_be_paired_are_refused(tmp_path: Path) -> None:
     not_results.write_text('{"kind": "note"}\n', encoding="utf-8")
     with pytest.raises(ResultsError, match="not an arena results file"):
         compare_matches(first, not_results)
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, check=False
-    )
 
 
 def test_script_prints_the_comparison_and_refuses_bad_files(tmp_path: Path) -> None:

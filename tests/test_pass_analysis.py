@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+from functools import partial
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "pass_analysis.py"
+from scripts_support import run_script
 
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, check=False
-    )
+run = partial(run_script, "pass_analysis.py")
 
 
 def test_classifies_the_recorded_network_match():

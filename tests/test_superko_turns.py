@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "superko_turns.py"
+from scripts_support import run_script
 
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, check=False
-    )
+run = partial(run_script, "superko_turns.py")
 
 
 def test_counts_the_turns_of_the_recorded_matches() -> None:
