@@ -33,12 +33,16 @@ __all__ = ["DEFAULT_C", "MCTSConfig"]
 DEFAULT_C = {"uct": 0.5, "puct": 0.5}
 """Exploration constant of each tree policy when ``c`` is not given.
 
-PUCT: 0.5, [LL20] section 11 (with network priors). UCT: 0.5, with values in ``[-1, 1]`` and
-random rollouts, from paired games on 9x9 (komi 7.5) at 1,000 simulations per move, mean
-backup, colours alternated: c = 0.5 beat c = 1.0 in 13 of 20 and 17 of 24 games; against
-c = 0.5, c = 0.25 scored 11/24, c = 0.7 12/24, and c = 1.4 and 2.0 scored 8/20 and 10/20
-against c = 1.0. The range 0.25 to 0.7 is flat within the noise of these counts; 1.0 and above
-are worse.
+PUCT: 0.5, [LL20] section 11 (with network priors); with the shipped network, ``c=1.0`` scored
+83 of 100 against GNU Go level 10 where 0.5 scored 76 on the same openings
+(``docs/strength.md``, "A wider PUCT search"), so pass ``c=1.0`` for strength; the default stays
+the paper's.
+
+UCT: 0.5, with values in ``[-1, 1]`` and random rollouts, from paired games on 9x9 (komi 7.5) at
+1,000 simulations per move, mean backup, colours alternated: c = 0.5 beat c = 1.0 in 13 of 20
+and 17 of 24 games; against c = 0.5, c = 0.25 scored 11/24, c = 0.7 12/24, and c = 1.4 and 2.0
+scored 8/20 and 10/20 against c = 1.0. The range 0.25 to 0.7 is flat within the noise of these
+counts; 1.0 and above are worse.
 """
 
 
