@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from scripts_support import run_script
 
 from agents.cli import main as gomcts
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
@@ -176,13 +174,16 @@ def test_held_out_losses_reproduce_the_runs_validation_metrics(sgf_dir, tmp_path
     for key in ("policy", "value", "accuracy"):
         assert trained[key] == pytest.approx(last[f"val_{key}"], rel=1e-5, abs=1e-6), key
     assert fresh != trained
-    script = Path(__file__).resolve().parents[1] / "scripts" / "compare_nets.py"
-    command = [sys.executable, str(script), str(sgf_dir), str(model), "--seed", "3"]
-    done = subprocess.run(
-        [*command, "--validation", "0.2", "--threads", "0"],
-        capture_output=True,
-        text=True,
-        check=False,
+    done = run_script(
+        "compare_nets.py",
+        str(sgf_dir),
+        str(model),
+        "--seed",
+        "3",
+        "--validation",
+        "0.2",
+        "--threads",
+        "0",
     )
     assert done.returncode == 0, done.stderr
     assert f"{last['val_value']:5.3f}" in done.stdout.splitlines()[1]
