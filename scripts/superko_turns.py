@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         rules = Rules(**match["rules"])
         turns = superko_turns(rules, games)
-        games = sorted({index for index, _, _ in turns})
-        print(f"{path}: {len(turns)} turns in games {games}")
+        touched = sorted({index for index, _, _ in turns})
+        print(f"{path}: {len(turns)} turns in games {touched}")
         for index, number, moves in turns:
             names = " ".join(to_gtp(m, rules.size) for m in moves)
             print(f"  game {index}, move {number}: forbidden only by superko: {names}")
