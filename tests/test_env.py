@@ -572,6 +572,9 @@ def test_history_sets_the_number_of_planes(history: int) -> None:
 # PettingZoo warns about dict observations of environments outside its own list of names.
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning")
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably:UserWarning")
+# White's view of an empty board (Black passed first in the random game) is all zeros by the
+# AlphaGo Zero encoding (go_env.features: the colour plane is zeros for White), a true observation.
+@pytest.mark.filterwarnings("ignore:Observation numpy array is all zeros:UserWarning")
 @pytest.mark.parametrize("size", [5, 9, 19])
 @pytest.mark.parametrize("make", [env, raw_env])
 def test_pettingzoo_api_test(make: Any, size: int) -> None:
