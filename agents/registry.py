@@ -12,7 +12,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.plugins import Registry
-from agents.spec import config_from_params, format_spec, parse_spec
+from agents.spec import format_spec
 
 __all__ = ["AGENTS", "agent_config", "agent_spec", "make_agent"]
 
@@ -26,6 +26,7 @@ def _check_agent_config(obj: Any) -> type:
 
 
 AGENTS: Registry[type] = Registry("gomcts.agents", "agent", _check_agent_config)
+"""The agents installed; ``AGENTS.build(spec)`` and ``AGENTS.spec_of(config)`` go both ways."""
 
 
 def agent_config(spec: str | Any) -> Any:
@@ -36,20 +37,16 @@ def agent_config(spec: str | Any) -> Any:
             listing what is allowed).
         agents.plugins.PluginError: For an unknown or broken agent plugin.
     """
-    if not isinstance(spec, str):
-        _check_agent_config(type(spec))
-        return spec
-    name, params = parse_spec(spec)
-    return config_from_params(AGENTS.get(name), params, what=f"agent {name!r}")
+    return AGENTS.build(spec)
 
 
 def agent_spec(config: Any) -> str:
-    """The spec string of an agent config (its registered name plus non-default fields)."""
-    cls = type(config)
-    for info in AGENTS.infos():
-        if info.value == f"{cls.__module__}:{cls.__qualname__}":
-            return format_spec(info.name, config)
-    return format_spec(cls.__name__, config)
+    """The spec string of an agent config (its registered name plus non-default fields).
+
+    An agent class that is not registered is named by its class name.
+    """
+    name = AGENTS.name_of(type(config))
+    return format_spec(type(config).__name__ if name is None else name, config)
 
 
 def make_agent(spec: str | Any) -> Agent:

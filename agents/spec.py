@@ -6,6 +6,11 @@ A spec names a plugin and sets fields of its frozen config dataclass, e.g.
 converted with the field's type annotation (int, float, bool, str, enums, ``Literal``,
 optional and tuple fields). A value that itself contains commas is quoted or
 parenthesised: ``backup="coulom:a=2,b=16"``, ``cmd='gnugo --mode gtp'``.
+
+A field that holds another plugin (marked with :data:`PLUGIN_FIELD` in its metadata, see
+:func:`agents.plugins.plugin_field`) takes its value as a nested spec string, which the
+config's registry builds; :func:`format_spec` writes such a field with the registry's
+``spec_of``.
 """
 
 from __future__ import annotations
@@ -16,7 +21,19 @@ import types
 import typing
 from typing import Any, Literal, Union
 
-__all__ = ["POSITIONAL", "SpecError", "config_from_params", "format_spec", "parse_spec"]
+__all__ = [
+    "PLUGIN_FIELD",
+    "POSITIONAL",
+    "SpecError",
+    "config_from_params",
+    "format_spec",
+    "parse_spec",
+]
+
+PLUGIN_FIELD = "gomcts.plugin"
+"""Metadata key of a dataclass field holding a plugin; its value is the plugin's registry."""
+
+_SPECIAL = ",:=\"' "
 
 POSITIONAL = ""
 """Key of a value given without ``key=`` as the first part of a spec (``monotone:FILE``).
@@ -94,18 +111,56 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
+def _default(field: dataclasses.Field[Any]) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return dataclasses.MISSING
+
+
+def _value_text(field: dataclasses.Field[Any], value: Any) -> str:
+    registry = field.metadata.get(PLUGIN_FIELD)
+    if registry is not None and not isinstance(value, str):
+        return str(registry.spec_of(value))
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, tuple):
+        return "[" + ",".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def _needs_quotes(value: Any, text: str) -> bool:
+    if isinstance(value, tuple):  # brackets protect the commas (see _split_top_level)
+        return any(ch in str(v) for v in value for ch in _SPECIAL + "[]()")
+    return any(ch in text for ch in _SPECIAL)
+
+
 def format_spec(name: str, config: Any) -> str:
-    """The spec string of a config: only fields that differ from their defaults."""
-    parts = []
+    """The spec string of a config: only fields that differ from their defaults.
+
+    A field named by the class's ``__spec_positional__`` comes first without its key when its
+    text allows it. Fields named in an instance's ``__spec_implied__`` (values that follow from
+    another field, such as the heights read from a parameter file) are left out.
+    """
+    implied = getattr(config, "__spec_implied__", ())
+    positional = getattr(type(config), "__spec_positional__", None)
+    parts: list[str] = []
     for field in dataclasses.fields(config):
-        value = getattr(config, field.name)
-        if field.default is not dataclasses.MISSING and value == field.default:
+        if not field.init or field.name in implied:
             continue
-        text = value.value if isinstance(value, enum.Enum) else value
-        if isinstance(text, tuple):
-            text = "[" + ",".join(str(v) for v in text) + "]"
-        text = str(text)
-        if any(ch in text for ch in ",:=\"' "):
+        value = getattr(config, field.name)
+        default = _default(field)
+        text = _value_text(field, value)
+        if default is not dataclasses.MISSING and (
+            value == default or text == _value_text(field, default)
+        ):
+            continue
+        quote = _needs_quotes(value, text)
+        if field.name == positional and not parts and not any(ch in text for ch in _SPECIAL):
+            parts.append(text)
+            continue
+        if quote:
             text = '"' + text.replace('"', "'") + '"'
         parts.append(f"{field.name}={text}")
     return name + (":" + ",".join(parts) if parts else "")
@@ -201,6 +256,9 @@ def config_from_params(config_cls: type, params: dict[str, str], *, what: str) -
         if key not in fields:
             allowed = ", ".join(sorted(fields)) or "none"
             raise SpecError(f"{what} has no parameter {key!r}; allowed: {allowed}")
+        if PLUGIN_FIELD in fields[key].metadata:
+            kwargs[key] = raw  # a nested spec, built by the config (resolve_plugin_fields)
+            continue
         kwargs[key] = _convert(raw, hints[key], f"{what}, parameter {key!r}")
     try:
         return config_cls(**kwargs)

@@ -41,8 +41,10 @@ def test_unknown_names_and_parameters_are_explained() -> None:
 
 
 def test_backup_spec_round_trip() -> None:
-    for text in ("mean", "erwa:alpha=0.3", "xie_liu:profile=linear", 'monotone:g="[1.0,2.0]"'):
+    for text in ("mean", "erwa:alpha=0.3", "xie_liu:profile=linear", "monotone:g=[1.0,2.0]"):
         assert backup_spec(make_backup(text)) == text
+    # brackets protect the commas; the quoted form still reads the same
+    assert make_backup('monotone:g="[1.0,2.0]"') == make_backup("monotone:g=[1.0,2.0]")
     assert make_backup(backup_spec(make_backup("solver:inner=erwa:alpha=0.5"))) == make_backup(
         "solver:inner=erwa:alpha=0.5"
     )

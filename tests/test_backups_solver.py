@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.mcts.backups import bind_backup, make_backup
+from agents.mcts.backups import backup_spec, bind_backup, make_backup
+from agents.mcts.backups.mean import MeanBackup
 from agents.mcts.backups.solver import SolverBackup, secure_child
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, UNPROVEN, Tree
+from agents.plugins import capability
 
 
 def expand(tree: Tree, node: int, count: int, terminal: tuple[int, ...] = ()) -> list[int]:
@@ -124,9 +126,12 @@ def test_a_proven_leaf_backs_up_its_proof() -> None:
 
 def test_wraps_other_strategies() -> None:
     s = make_backup('solver:inner="softmax:g=[-1.0,-1.0]"')
-    assert s.inner == 'softmax:g="[-1.0,-1.0]"' and s.n_stats == 3  # canonical spec
-    assert make_backup("solver:softmax").inner == "softmax"
-    assert make_backup("solver").inner == "mean" and make_backup("solver").n_stats == 0
+    assert s.inner == make_backup("softmax:g=[-1,-1]") and s.n_stats == 3  # built once
+    assert backup_spec(s) == 'solver:inner="softmax:g=[-1.0,-1.0]"'  # canonical spec
+    assert backup_spec(make_backup("solver:softmax")) == "solver:softmax"
+    assert make_backup("solver").inner == MeanBackup() and make_backup("solver").n_stats == 0
+    assert capability(make_backup("solver"), "proves_values")  # a class attribute
+    assert not capability(make_backup("softmax"), "proves_values")
     bound = bind_backup(make_backup("solver:coulom"), 50, board_points=361)
     assert bound.inner_strategy.board_points == 361
     assert bound.n_stats == 1

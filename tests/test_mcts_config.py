@@ -23,8 +23,8 @@ def test_registered_as_the_mcts_agent():
 @pytest.mark.parametrize(
     ("spec", "fields"),
     [
-        ("mcts:sims=800,c=1.0,backup=mean", {"sims": 800, "c": 1.0, "backup": "mean"}),
-        ('mcts:backup="mean"', {"backup": "mean"}),
+        ("mcts:sims=800,c=1.0,backup=mean", {"sims": 800, "c": 1.0, "backup": MeanBackup()}),
+        ('mcts:backup="mean"', {"backup": MeanBackup()}),
         ("mcts:time=0.5", {"time": 0.5}),
         ("mcts:seed=3", {"seed": 3}),
         (
@@ -50,7 +50,7 @@ def test_spec_strings(spec, fields):
 
 def test_defaults_follow_the_papers():
     config = MCTSConfig()
-    assert config.backup == "mean" and config.move_choice == "visits"
+    assert config.backup == MeanBackup() and config.move_choice == "visits"
     assert not config.reuse_tree and config.noise_weight == 0.0
     assert config.exploration == DEFAULT_C["uct"] and config.fpu_mode == "infinite"
     puct = MCTSConfig(policy="puct")

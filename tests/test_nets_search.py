@@ -12,6 +12,7 @@ from agents.nets.agent import NetAgentConfig
 from agents.nets.checkpoint import save_checkpoint
 from agents.nets.evaluator import NetEvaluator
 from agents.nets.model import NetConfig, PolicyValueNet
+from agents.plugins import PluginNotFoundError
 from agents.registry import make_agent
 from agents.spec import SpecError
 from go_env.rules import Rules
@@ -114,7 +115,7 @@ def test_mcts_spec_builds_network_evaluators(model_path):
 
 
 def test_mcts_evaluator_spec_errors(model_path):
-    with pytest.raises(SpecError, match="unknown evaluator 'value'; allowed: rollout, net"):
+    with pytest.raises(PluginNotFoundError, match=r"unknown leaf evaluator 'value'.*net, rollout"):
         make_agent("mcts:evaluator=value")
     with pytest.raises(SpecError, match="lam must be a number in"):
         make_agent(f'mcts:evaluator="net:{model_path},lam=2"')

@@ -6,6 +6,12 @@ evaluator: ``mcts:policy=puct,batch=8,evaluator=net:model.pt`` (``evaluator=net`
 model; options in quotes, ``evaluator="net:model.pt,lam=0.5"``, see
 :mod:`agents.nets.evaluator_spec`).
 
+The backup and the evaluator are plugins (entry-point groups ``gomcts.backups`` and
+``gomcts.evaluators``): a spec names them by string, and the config holds them built, once, by
+their registries (:func:`agents.plugins.plugin_field`); :func:`agents.registry.agent_spec`
+writes them back. What the search does with a backup depends on its declared capabilities
+(``proves_values``), not on its name.
+
 Defaults follow [LL20] (Li and Lim, 2020; ``backups-spec.md`` section 11) where it is specific:
 standard (mean) backup, move chosen by most visits, no tree reuse, PUCT constant 0.5 with
 network priors. Our default leaf evaluation is random rollouts with uniform priors, for which
@@ -17,12 +23,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from agents.mcts.backups import make_backup
-from agents.spec import parse_spec
+from agents.mcts.backups import BACKUPS
+from agents.mcts.backups.base import BackupStrategy
+from agents.mcts.evaluator_plugins import EVALUATORS, EvaluatorPlugin, RolloutEvaluatorConfig
+from agents.plugins import capability, plugin_field, resolve_plugin_fields
 
 if TYPE_CHECKING:
     from agents.mcts.agent import MCTSAgent
@@ -64,9 +72,10 @@ class MCTSConfig:
         fpu_value: The value under ``fpu="absolute"``, in ``[-1, 1]``.
         noise_alpha: Dirichlet concentration of the root noise (0.03, AlphaGo Zero).
         noise_weight: Weight of the root noise in ``[0, 1]``; 0 (off) by default.
-        backup: Backup strategy as a spec string of the ``gomcts.backups`` registry
-            (``"mean"``, ``"softmax"``, ``"coulom:a=2,b=16"``...). With ``"solver"`` the
-            search honours proven wins and losses.
+        backup: Backup strategy, a plugin of the ``gomcts.backups`` registry given by its spec
+            (``"mean"``, ``"softmax"``, ``"coulom:a=2,b=16"``...) or as an instance; the
+            config holds the instance. With a strategy that ``proves_values`` (``"solver"``)
+            the search honours proven wins and losses.
         score_scale: Rollout value: 0 for win/loss/draw (+1/-1/0), ``s > 0`` for
             ``tanh(margin / s)``.
         end_scoring: How the search scores a game that ends by two passes inside the tree:
@@ -100,10 +109,13 @@ class MCTSConfig:
         resign: Resign (raise :class:`~agents.mcts.agent.Resignation`) when the value of the
             chosen move, in ``[-1, 1]``, is below this; ``None`` never resigns.
         resign_after: No resignation before this many moves of the game.
-        evaluator: Leaf evaluator: ``"rollout"`` (random rollouts, uniform priors) or a
-            network, ``"net"`` / ``"net:PATH"`` with options such as ``lam`` (rollout
-            mixing) and ``symmetry`` (see :mod:`agents.nets.evaluator_spec`; needs the
-            ``nets`` extra). Networks give priors: use ``policy="puct"`` with them.
+        evaluator: Leaf evaluator, a plugin of the ``gomcts.evaluators`` registry given by its
+            spec or as an instance (:mod:`agents.mcts.evaluator_plugins`): ``"rollout"``
+            (random rollouts, uniform priors), a network, ``"net"`` / ``"net:PATH"`` with
+            options such as ``lam`` (rollout mixing) and ``symmetry`` (see
+            :mod:`agents.nets.evaluator_spec`; needs the ``nets`` extra), ``"mix:value=...,
+            lam=..."``, or an installed plugin's. Networks give priors: use
+            ``policy="puct"`` with them.
         batch: Leaves collected (with virtual loss) and evaluated together per step; 1 is
             plain sequential MCTS. Larger batches let a network evaluate many positions at
             once (see :mod:`agents.mcts.search`).
@@ -122,7 +134,7 @@ class MCTSConfig:
     fpu_value: float = 0.0
     noise_alpha: float = 0.03
     noise_weight: float = 0.0
-    backup: str = "mean"
+    backup: BackupStrategy = plugin_field(BACKUPS, "mean")
     score_scale: float = 0.0
     end_scoring: Literal["tromp_taylor", "remove_dead"] = "tromp_taylor"
     dead_playouts: int = 32
@@ -137,7 +149,7 @@ class MCTSConfig:
     reuse_tree: bool = False
     resign: float | None = None
     resign_after: int = 0
-    evaluator: str = "rollout"
+    evaluator: EvaluatorPlugin = plugin_field(EVALUATORS, "rollout")
     batch: int = 1
     virtual_loss: int = 1
     seed: int | None = None
@@ -181,14 +193,13 @@ class MCTSConfig:
         _check_int("resign_after", self.resign_after, 0)
         _check_int("batch", self.batch, 1)
         _check_int("virtual_loss", self.virtual_loss, 0)
-        self._evaluator_options()  # validates the evaluator spec (imports no network code)
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
         ):
             raise ValueError(f"seed must be an int or None, got {self.seed!r}")
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        self.backup_strategy()  # validates the backup spec (unknown name: did-you-mean error)
+        resolve_plugin_fields(self)  # builds backup and evaluator from their specs, once
 
     # ----------------------------------------------------------------- derived values
     @property
@@ -205,8 +216,8 @@ class MCTSConfig:
 
     @property
     def uses_solver(self) -> bool:
-        """Whether the backup is MCTS-Solver (it writes ``Tree.proven``)."""
-        return parse_spec(self.backup)[0] == "solver"
+        """Whether the backup proves values (MCTS-Solver: it writes ``Tree.proven``)."""
+        return capability(self.backup, "proves_values")
 
     @property
     def move_choice(self) -> str:
@@ -215,50 +226,21 @@ class MCTSConfig:
             return self.choice
         return "secure" if self.uses_solver else "visits"
 
-    def backup_strategy(self) -> Any:
-        """A new instance of the backup strategy named by :attr:`backup` (not yet bound).
-
-        Raises:
-            agents.plugins.PluginNotFoundError: Unknown backup name (with suggestions).
-            agents.spec.SpecError: A bad parameter of the backup.
-        """
-        if not isinstance(self.backup, str) or not self.backup.strip():
-            raise ValueError(
-                f"backup must be a backup spec string such as 'mean', got {self.backup!r}"
-            )
-        return make_backup(self.backup)
-
-    def _evaluator_options(self) -> Any:
-        """``None`` for rollouts, else the validated options of the ``net`` evaluator."""
-        if not isinstance(self.evaluator, str) or not self.evaluator.strip():
-            raise ValueError(
-                f"evaluator must be 'rollout' or 'net[:PATH,...]', got {self.evaluator!r}"
-            )
-        name = parse_spec(self.evaluator)[0]
-        if name == "rollout":
-            if self.evaluator.strip() != "rollout":
-                raise ValueError(f"the rollout evaluator takes no options, got {self.evaluator!r}")
-            return None
-        if name != "net":
-            raise ValueError(
-                f"unknown evaluator {name!r}; allowed: rollout, net (net:PATH for a checkpoint)"
-            )
-        from agents.nets.evaluator_spec import net_evaluator_config
-
-        return net_evaluator_config(self.evaluator)
+    def backup_strategy(self) -> BackupStrategy:
+        """The backup strategy (not yet bound; the instance the config holds)."""
+        return self.backup
 
     def make_evaluator(self) -> Evaluator | None:
-        """The leaf evaluator of :attr:`evaluator`; ``None`` for rollouts (the search's own).
+        """A new leaf evaluator of :attr:`evaluator`; ``None`` for rollouts (the search's own).
 
-        A network evaluator is seeded from :attr:`seed` (its symmetry draws and rollouts).
+        Any other evaluator is seeded from :attr:`seed` (symmetry draws, rollouts...).
         """
-        options = self._evaluator_options()
-        if options is None:
-            return None
+        if isinstance(self.evaluator, RolloutEvaluatorConfig):
+            return None  # the search seeds its own rollouts (seeded games stay the same)
         seed = None
         if self.seed is not None:
             seed = int(np.random.SeedSequence([self.seed, 0x6E6574]).generate_state(1)[0])
-        return options.build(seed=seed, score_scale=self.score_scale)
+        return self.evaluator.build(seed=seed, score_scale=self.score_scale)
 
     def build(self) -> MCTSAgent:
         """The agent this config describes."""

@@ -21,4 +21,6 @@ __all__ = [
     "make_backup",
 ]
 
-BACKUPS: Registry[type] = Registry("gomcts.backups", "backup strategy", check_backup_class)
+BACKUPS: Registry[type] = Registry(
+    "gomcts.backups", "backup strategy", check_backup_class, label="backup"
+)

@@ -17,6 +17,14 @@ per-node statistics in ``tree.stats[:, :n_stats]`` (zero for a new node).
 ``bind(n_simulations)`` gives the strategy the search's budget ``N`` (simulations per move),
 which the Monotone and Softmax weight functions are defined over; strategies that do not need
 it return ``self``.
+
+Capabilities are class attributes, optional (absent means ``False``):
+
+* ``proves_values``: the strategy writes exact game values into ``tree.proven`` (MCTS-Solver);
+  the search then honours proven wins and losses in selection and stops early once the root
+  is proven, and the agent's ``choice="auto"`` picks the secure child.
+* ``tunable``: a :class:`~agents.mcts.backups.tunable.Tunable` saying which parameters a study
+  may search and how to draw them (``gomcts tune NAME``).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ class BackupStrategy(Protocol):
     """What the search needs from a backup strategy (see the module docstring)."""
 
     n_stats: ClassVar[int]
+    """Columns of ``tree.stats`` the strategy keeps per node."""
 
     def bind(self, n_simulations: int) -> BackupStrategy:
         """This strategy specialised for ``n_simulations`` per move."""

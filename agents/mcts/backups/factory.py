@@ -1,11 +1,14 @@
-"""Backup strategies from spec strings (``"softmax:g=[-6,-6,-5]"``) and back."""
+"""Backup strategies from spec strings (``"softmax:g=[-6,-6,-5]"``) and back.
+
+Thin names for :meth:`agents.plugins.Registry.build` and :meth:`~agents.plugins.Registry.spec_of`
+of the backup registry :data:`agents.mcts.backups.BACKUPS`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.mcts.backups.base import BackupStrategy, check_backup_class
-from agents.spec import config_from_params, format_spec, parse_spec
+from agents.mcts.backups.base import BackupStrategy
 
 __all__ = ["backup_spec", "make_backup"]
 
@@ -24,23 +27,15 @@ def make_backup(spec: str | BackupStrategy) -> Any:
     """
     from agents.mcts.backups import BACKUPS
 
-    if not isinstance(spec, str):
-        check_backup_class(type(spec))
-        return spec
-    name, params = parse_spec(spec)
-    return config_from_params(BACKUPS.get(name), params, what=f"backup {name!r}")
+    return BACKUPS.build(spec)
 
 
 def backup_spec(strategy: Any) -> str:
-    """The spec string of a strategy: its registered name plus its non-default parameters."""
+    """The spec string of a strategy: its registered name plus its non-default parameters.
+
+    Raises:
+        ValueError: When the strategy's class is not registered in ``gomcts.backups``.
+    """
     from agents.mcts.backups import BACKUPS
 
-    cls = type(strategy)
-    target = f"{cls.__module__}:{cls.__qualname__}"
-    for info in BACKUPS.infos():
-        if info.value == target:
-            return format_spec(info.name, strategy)
-    raise ValueError(
-        f"{cls.__qualname__} is not registered in the group 'gomcts.backups'; "
-        "register it under an entry point to give it a spec"
-    )
+    return BACKUPS.spec_of(strategy)

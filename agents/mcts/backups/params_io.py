@@ -175,7 +175,9 @@ def apply_params_file(strategy: Any, backup: str, path: str | Path) -> None:
     """Set a frozen strategy's fields from a parameter file (call from ``__post_init__``).
 
     A value given explicitly that differs both from its default and from the file is an
-    error, so ``monotone:params.json`` never silently mixes two sources.
+    error, so ``monotone:params.json`` never silently mixes two sources. The fields set from the
+    file are recorded in ``__spec_implied__``: the strategy's spec names the file, not them
+    (``monotone:params.json`` stays ``monotone:params.json``).
 
     Raises:
         ParamsFileError: For a bad file, a parameter the strategy does not have, or a conflict.
@@ -199,3 +201,4 @@ def apply_params_file(strategy: Any, backup: str, path: str | Path) -> None:
                 f"{value!r} by the file {str(path)!r}; give one of them"
             )
         object.__setattr__(strategy, key, value)
+    object.__setattr__(strategy, "__spec_implied__", frozenset(loaded.params))

@@ -29,9 +29,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
+from agents.mcts.backups import BACKUPS
 from agents.mcts.backups._common import bound_copy, check_number, check_simulations
+from agents.mcts.backups.base import BackupStrategy
 from agents.mcts.backups.binding import bind_backup
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree
+from agents.plugins import capability, plugin_field, resolve_plugin_fields
 
 __all__ = ["SolverBackup", "secure_child"]
 
@@ -99,36 +102,32 @@ class SolverBackup:
     """MCTS-Solver around another backup strategy.
 
     Attributes:
-        inner: Spec of the wrapped strategy (``"mean"``, ``"softmax:g=[-7,-6,-5]"``...); also
-            the positional value of a spec (``solver:softmax``). Stored in canonical form.
+        inner: The wrapped strategy; a spec gives it as a string (``"mean"``,
+            ``"softmax:g=[-7,-6,-5]"``...), also as the positional value (``solver:softmax``),
+            and the solver holds it built.
 
     ``n_stats`` is the wrapped strategy's, so it is an instance attribute here (read it from
-    the instance, as the search does).
+    the instance, as the search does). ``proves_values`` is the capability the search and the
+    agent read (see :mod:`agents.mcts.backups.base`).
     """
 
     n_stats: ClassVar[int] = 0
+    proves_values: ClassVar[bool] = True
     __spec_positional__: ClassVar[str] = "inner"
 
-    inner: str = "mean"
+    inner: BackupStrategy = plugin_field(BACKUPS, "mean")
 
     def __post_init__(self) -> None:
-        from agents.mcts.backups.factory import backup_spec, make_backup
-
-        if not isinstance(self.inner, str):
-            raise ValueError(
-                f"solver: parameter 'inner' must be a backup spec string, got {self.inner!r}"
-            )
         try:
-            strategy = make_backup(self.inner)
+            resolve_plugin_fields(self)
         except Exception as exc:
             raise ValueError(
                 f"solver: parameter 'inner' = {self.inner!r} is not a usable backup: {exc}"
             ) from exc
-        if isinstance(strategy, SolverBackup):
+        if capability(self.inner, "proves_values"):
             raise ValueError("solver: parameter 'inner' cannot be another solver")
-        object.__setattr__(self, "inner", backup_spec(strategy))
-        object.__setattr__(self, "_inner", strategy)
-        object.__setattr__(self, "n_stats", int(strategy.n_stats))
+        object.__setattr__(self, "_inner", self.inner)
+        object.__setattr__(self, "n_stats", int(self.inner.n_stats))
 
     @property
     def inner_strategy(self) -> Any:
