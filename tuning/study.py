@@ -252,6 +252,14 @@ class StudyConfig:
             "opening_moves": self.opening_moves,
         }
 
+    def load_study(self, progress: Progress | None = None) -> optuna.Study:
+        """Open this study, creating it and its storage when new (:func:`load_study`).
+
+        A method, so that the modules that work on a study's results
+        (:mod:`tuning.study_outputs`) need not import this one: :func:`run_study` calls them.
+        """
+        return load_study(self, progress)
+
     def objective_config(self) -> ObjectiveConfig:
         """What each trial plays."""
         config = ObjectiveConfig(

@@ -27,7 +27,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import optuna
@@ -39,7 +39,9 @@ from agents.mcts.backups.params_io import write_params
 from tuning.objective import SEED_VERIFY, derive_seed, origin_of
 from tuning.search_spaces import SearchSpace
 from tuning.storage import hide_password
-from tuning.study import Progress, StudyConfig, load_study
+
+if TYPE_CHECKING:  # run_study (tuning.study) calls this module, so it is not imported back
+    from tuning.study import Progress, StudyConfig
 
 __all__ = [
     "StudyReport",
@@ -355,7 +357,7 @@ class StudyReport:
 
 def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> StudyReport:
     """Write the outputs of the study (see the module docstring) and return its report."""
-    study = load_study(config, progress)
+    study = config.load_study(progress)
     all_trials = study.get_trials(deepcopy=False)
     counts = {s.name.lower(): sum(t.state == s for t in all_trials) for s in TrialState}
     ranked = ranked_trials(study)
