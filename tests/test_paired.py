@@ -16,8 +16,8 @@ from agents.matches.results import ResultsError, read_results
 from go_env.rules import Rules
 
 run = partial(run_script, "compare_matches.py")
-NET2 = ROOT / "docs" / "strength-net2-3200-reuse" / "results.jsonl"
-NET3 = ROOT / "docs" / "strength-net3-3200-reuse" / "results.jsonl"
+NET2 = ROOT / "docs" / "results" / "strength" / "net2-3200-reuse" / "results.jsonl"
+NET3 = ROOT / "docs" / "results" / "strength" / "net3-3200-reuse" / "results.jsonl"
 
 
 def play(tmp_path: Path, name: str, **changes: object) -> Path:
@@ -50,8 +50,8 @@ def test_sign_test_is_the_exact_two_sided_binomial_test() -> None:
 
 
 def test_the_recorded_second_and_third_network_matches() -> None:
-    # docs/strength.md, "The third network": 127 won by both, 33 by the third network only,
-    # 30 by the second only, sign test p = 0.80; 160 and 157 of 200.
+    # docs/strength.md, net3-3200-reuse against net2-3200-reuse: 127 won by both, 33 by the
+    # third network only, 30 by the second only, sign test p = 0.80; 160 and 157 of 200.
     comparison = compare_matches(NET3, NET2)
     assert (comparison.both_won, comparison.first_only, comparison.second_only) == (127, 33, 30)
     assert comparison.both_lost == 10 and comparison.both_drew == 0 and comparison.unpaired == 0
