@@ -111,11 +111,16 @@ def test_generation_is_deterministic_and_depends_on_the_seed() -> None:
 def test_parameters_shape_the_trees() -> None:
     many = TrapTreeConfig(b=6, depth=8, rho=0.5, k=1, q_win=0.0, root_traps=0)
     none = TrapTreeConfig(b=6, depth=8, rho=0.0, k=1, q_win=0.9, root_traps=0)
-    kinds_many = [c.kind for s in range(50) for c in TrapTree(many, s).children(TrapTree(many, s).root)]
-    kinds_none = [c.kind for s in range(50) for c in TrapTree(none, s).children(TrapTree(none, s).root)]
+
+    def root_children(config: TrapTreeConfig, seed: int) -> list[Node]:
+        tree = TrapTree(config, seed)
+        return tree.children(tree.root)
+
+    kinds_many = [c.kind for s in range(50) for c in root_children(many, s)]
+    kinds_none = [c.kind for s in range(50) for c in root_children(none, s)]
     assert 0.3 < np.mean([k == TRAP for k in kinds_many]) < 0.7
     assert all(k == NORMAL for k in kinds_none)
-    wins = [c.vstar < 0 for s in range(50) for c in TrapTree(none, s).children(TrapTree(none, s).root)]
+    wins = [c.vstar < 0 for s in range(50) for c in root_children(none, s)]
     assert np.mean(wins) > 0.8
 
 
