@@ -384,8 +384,8 @@ def run_grid(
             }
             try:
                 while running:
-                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in finished:
+                    ready, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in ready:
                         task = running.pop(future)
                         record(task, *future.result())
             finally:

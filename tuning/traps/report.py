@@ -99,7 +99,7 @@ def _summary(
     trapped = [t for t in trees if t.root_traps > 0]
     avoided = sum(not t.trap for t in trapped)
     error, low, high = t_interval([t.error for t in trees])
-    vs = [None, None, None]
+    vs: list[Paired | None] = [None, None, None]
     if ref is not None:
         theirs = {t.tree: t for t in ref}
         common = [t for t in trees if t.tree in theirs]
