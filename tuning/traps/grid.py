@@ -196,13 +196,13 @@ class GridResults:
 
 
 def search_chunk(
-    config: GridConfig, backup: str, budget: int, index: int
+    config: GridConfig, backup: str, budget: int, trees: Sequence[int]
 ) -> tuple[list[TreeResult], float]:
-    """Search the trees of one chunk; their results and the seconds spent searching."""
+    """Search the trees ``trees`` of one cell; their results and the seconds spent searching."""
     search = TrapSearch(backup, config.trees, policy=config.policy, c=config.c)
     out = []
     seconds = 0.0
-    for tree in config.trees_of(index):
+    for tree in trees:
         outcome = search.run(tree_seed(config.seed, tree), budget)
         seconds += outcome.seconds
         out.append(
@@ -315,9 +315,9 @@ def read_grid(path: str | PathLike[str], config: GridConfig) -> GridResults:
 
 
 def _worker_chunk(
-    config: GridConfig, backup: str, budget: int, index: int
+    config: GridConfig, backup: str, budget: int, trees: list[int]
 ) -> tuple[list[TreeResult], float]:
-    return search_chunk(config, backup, budget, index)
+    return search_chunk(config, backup, budget, trees)
 
 
 def run_grid(
@@ -345,22 +345,27 @@ def run_grid(
         raise GridError(f"workers must be a positive int, got {workers!r}")
     out = GridResults(config)
     store = _Store(Path(results), config.setup()) if results is not None else None
-    done: set[tuple[str, int, int]] = set()
     if store is not None:
-        for backup, budget, index, trees in store.load():
+        for backup, budget, _, trees in store.load():
             out.add(backup, budget, trees)
-            done.add((backup, budget, index))
-    todo = [task for task in config.chunks() if task not in done]
+    todo: list[tuple[str, int, int, list[int]]] = []
+    for backup, budget, index in config.chunks():
+        have = out.cells.get((backup, budget), {})
+        missing = [t for t in config.trees_of(index) if t not in have]
+        if missing:  # a chunk of a smaller grid lacks the trees added since
+            todo.append((backup, budget, index, missing))
     bar = None
     if progress:
         from tqdm import tqdm
 
         total = len(config.backups) * len(config.budgets) * config.n_trees
-        finished = total - sum(len(config.trees_of(i)) for _, _, i in todo)
+        finished = total - sum(len(trees) for *_, trees in todo)
         bar = tqdm(total=total, initial=finished, file=sys.stderr, unit="tree", dynamic_ncols=True)
 
-    def record(task: tuple[str, int, int], trees: list[TreeResult], seconds: float) -> None:
-        backup, budget, index = task
+    def record(
+        task: tuple[str, int, int, list[int]], trees: list[TreeResult], seconds: float
+    ) -> None:
+        backup, budget, index, _ = task
         if store is not None:
             store.append(backup, budget, index, trees)
         out.add(backup, budget, trees)
@@ -375,13 +380,13 @@ def run_grid(
     try:
         if workers == 1 or len(todo) <= 1:
             for task in todo:
-                record(task, *search_chunk(config, *task))
+                record(task, *search_chunk(config, *task[:2], task[3]))
             return out
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context) as pool:
-            running: dict[Future[tuple[list[TreeResult], float]], tuple[str, int, int]] = {
-                pool.submit(_worker_chunk, config, *task): task for task in todo
-            }
+            running: dict[
+                Future[tuple[list[TreeResult], float]], tuple[str, int, int, list[int]]
+            ] = {pool.submit(_worker_chunk, config, *task[:2], task[3]): task for task in todo}
             try:
                 while running:
                     ready, _ = wait(running, return_when=FIRST_COMPLETED)
