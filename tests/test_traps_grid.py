@@ -9,11 +9,19 @@ from pathlib import Path
 import pytest
 
 from agents.cli import main
-from agents.traps import TrapSearch, TrapTreeConfig
-from tuning.stats import wilson_interval
-from tuning.traps import GridConfig, GridError, GridResults, TreeResult, run_grid, summarise
-from tuning.traps.grid import read_grid, tree_seed
-from tuning.traps.report import markdown_table, plot_grid, t_interval
+from agents.matches.stats import wilson_interval
+from agents.traps import (
+    GridConfig,
+    GridError,
+    GridResults,
+    TrapSearch,
+    TrapTreeConfig,
+    TreeResult,
+    run_grid,
+    summarise,
+)
+from agents.traps.grid import read_grid, tree_seed
+from agents.traps.report import markdown_table, plot_grid, t_interval, t_quantile
 
 TREES = TrapTreeConfig(b=4, depth=8, rho=0.2, deceptive=True)
 
@@ -150,6 +158,11 @@ def test_t_interval() -> None:
     assert mean == 2.0 and high - mean == pytest.approx(4.3027 / math.sqrt(3), rel=1e-4)
     assert low == pytest.approx(2 * mean - high)
     assert t_interval([])[0] != t_interval([])[0]  # NaN
+    # Student t quantiles from tables (two-sided 95%)
+    for df, table in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (30, 2.0423)):
+        assert t_quantile(0.975, df) == pytest.approx(table, rel=2e-3)
+    with pytest.raises(ValueError, match="df >= 1"):
+        t_quantile(0.975, 0)
 
 
 def test_plots_are_written(tmp_path: Path) -> None:

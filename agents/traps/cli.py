@@ -1,6 +1,6 @@
 """The ``gomcts traps`` command: the trap-tree grid (registered in ``gomcts.commands``).
 
-It runs :func:`tuning.traps.grid.run_grid`, the same code as the Python API, and writes into
+It runs :func:`agents.traps.grid.run_grid`, the same code as the Python API, and writes into
 the output folder: ``results.jsonl`` (resumable), ``table.md``, ``summary.json`` and the plots
 ``winning.png``, ``trap-avoidance.png``, ``error.png``. Rerunning the same command resumes.
 Examples::
@@ -98,7 +98,7 @@ def go_sims_per_second(sims: int = 1000, repeats: int = 3) -> float:
 def register(subparsers: Any) -> None:
     """Add the ``traps`` subcommand to the ``gomcts`` parser."""
     from agents.traps import POLICIES
-    from tuning.traps.grid import DEFAULT_BACKUPS, DEFAULT_BUDGETS
+    from agents.traps.grid import DEFAULT_BACKUPS, DEFAULT_BUDGETS
 
     parser = subparsers.add_parser(
         "traps",
@@ -141,8 +141,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the grid of ``args``; print the table; write the outputs."""
-    from tuning.traps.grid import GridConfig, GridError, run_grid
-    from tuning.traps.report import markdown_table, plot_grid, summarise
+    from agents.traps.grid import GridConfig, GridError, run_grid
+    from agents.traps.report import markdown_table, plot_grid, summarise
 
     try:
         config = GridConfig(

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.mcts.backups import make_backup
-from agents.traps import POLICIES, TrapSearch, TrapTreeConfig
+from agents.traps.search import POLICIES, TrapSearch
+from agents.traps.trees import TrapTreeConfig
 
 __all__ = [
     "DEFAULT_BACKUPS",
