@@ -131,7 +131,9 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> Any:
     train_x = torch.as_tensor(x, dtype=torch.float64)
     train_y = torch.as_tensor(y, dtype=torch.float64).reshape(-1, 1)
     train_yvar = torch.as_tensor(yvar, dtype=torch.float64).reshape(-1, 1)
-    model = SingleTaskGP(train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1))
+    model = SingleTaskGP(
+        train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1)
+    )
     mll = ExactMarginalLogLikelihood(model.likelihood, model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # optimiser chatter; a failed fit keeps the priors
@@ -223,9 +225,7 @@ def posterior_at_trials(
     return Posterior(trials, mean, sd, value, noise_sd)
 
 
-def recommend(
-    study: optuna.Study, *, noise: NoiseOf = trial_variance
-) -> Recommendation | None:
+def recommend(study: optuna.Study, *, noise: NoiseOf = trial_variance) -> Recommendation | None:
     """The COMPLETE trial of ``study`` with the best posterior mean (``None``: no trial).
 
     The study's direction decides "best"; the posterior comes from
@@ -337,7 +337,9 @@ class NoisyGPSampler(BaseSampler):
             acqf = qLogNoisyExpectedImprovement(
                 model=model,
                 X_baseline=torch.as_tensor(x, dtype=torch.float64),
-                X_pending=None if pending is None else torch.as_tensor(pending, dtype=torch.float64),
+                X_pending=None
+                if pending is None
+                else torch.as_tensor(pending, dtype=torch.float64),
                 sampler=SobolQMCNormalSampler(torch.Size([self.mc_samples]), seed=seed),
             )
             d = x.shape[1]

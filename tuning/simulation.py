@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+from optuna.distributions import BaseDistribution
 
 from tuning.noise import record_noise
 from tuning.noisy_gp import recommend
@@ -201,7 +202,7 @@ def simulate_run(
     start = time.monotonic()
     sampler = make_sampler(method, seed=seed, startup_trials=startup_trials)
     study = optuna.create_study(direction="maximize", sampler=sampler)
-    distributions = space.distributions()
+    distributions: dict[str, BaseDistribution] = dict(space.distributions())
     true_values = []
     for k in range(trials):
         trial = study.ask(distributions)
@@ -360,8 +361,10 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     ]
     for r in rows:
         diff = r.get("diff")
-        d = "reference" if diff is None else (
-            f"{diff['mean']:+.3f} [{diff['ci95'][0]:+.3f}, {diff['ci95'][1]:+.3f}]"
+        d = (
+            "reference"
+            if diff is None
+            else (f"{diff['mean']:+.3f} [{diff['ci95'][0]:+.3f}, {diff['ci95'][1]:+.3f}]")
         )
         rec = "best posterior mean" if r["recommender"] == "posterior" else "best raw trial"
         lines.append(

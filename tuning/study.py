@@ -76,6 +76,7 @@ from tuning.storage import hide_password, open_storage, storage_url
 
 __all__ = [
     "IDENTITY_KEY",
+    "OUT_KEY",
     "StudyConfig",
     "StudyIdentityError",
     "TrialSeededSampler",
@@ -87,6 +88,9 @@ __all__ = [
 
 IDENTITY_KEY = "gomcts_study"
 """User attribute of a study holding the settings that decide its trials."""
+
+OUT_KEY = "gomcts_out"
+"""User attribute of a study holding the output folder it was created with (absolute)."""
 
 Progress = Callable[[str], None]
 
@@ -296,9 +300,7 @@ def _int(name: str, value: object, low: int) -> None:
 
 def make_sampler(config: StudyConfig) -> BaseSampler:
     """The study's sampler (``config.sampler``, see :mod:`tuning.samplers`), seeded."""
-    return _named_sampler(
-        config.sampler, seed=config.seed, startup_trials=config.startup_trials
-    )
+    return _named_sampler(config.sampler, seed=config.seed, startup_trials=config.startup_trials)
 
 
 # --------------------------------------------------------------------------- the study
@@ -339,6 +341,7 @@ def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.
         stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
     if stored is None:
         study.set_user_attr(IDENTITY_KEY, identity)
+        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
         study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
     elif stored != identity:
         keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
