@@ -81,8 +81,16 @@ def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
 
     Raises:
         ValueError: For an unknown name (the message lists the allowed ones).
+        ImportError: For ``botorch`` when BoTorch is not installed.
     """
     if name == "botorch":
+        try:
+            import botorch  # noqa: F401 - a clear message now, not at the first GP trial
+        except ImportError as exc:
+            raise ImportError(
+                "the default sampler 'botorch' needs BoTorch: pip install -c "
+                "scripts/constraints.txt -e '.[tuning]' (or choose --sampler gp)"
+            ) from exc
         from tuning.noisy_gp import NoisyGPSampler
 
         return NoisyGPSampler(
