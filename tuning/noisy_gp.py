@@ -131,12 +131,14 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> Any:
     train_x = torch.as_tensor(x, dtype=torch.float64)
     train_y = torch.as_tensor(y, dtype=torch.float64).reshape(-1, 1)
     train_yvar = torch.as_tensor(yvar, dtype=torch.float64).reshape(-1, 1)
-    model = SingleTaskGP(
-        train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1)
-    )
-    mll = ExactMarginalLogLikelihood(model.likelihood, model)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # optimiser chatter; a failed fit keeps the priors
+        # InputDataWarning when every value is equal (e.g. all clear losers at 0): harmless,
+        # and optimiser chatter; a failed fit keeps the priors
+        warnings.simplefilter("ignore")
+        model = SingleTaskGP(
+            train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1)
+        )
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
         fit_gpytorch_mll(mll)
     model.eval()
     return model
