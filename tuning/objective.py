@@ -9,7 +9,8 @@ pruner is asked whether the candidate is a clear loser.
 **How the GP's view stays honest** (``docs/decisions/010-tuning-objective.md``):
 
 * Every trial that is not a clear loser plays exactly ``games`` games, so these values share
-  one noise level, which is what Optuna's GP (one learnt noise variance) assumes.
+  one noise level (what Optuna's ``GPSampler``, with one learnt noise variance, assumes; the
+  default noise-aware GP takes each trial's own variance).
 * :class:`WilsonPruner` stops a trial only when the upper Wilson bound of its winrate (at
   ``z``, 2.576 by default: 99% two-sided) is below 0.5, and never before ``min_games``.
 * A stopped trial is **not** left PRUNED (Optuna's GP ignores pruned trials, so it would keep
