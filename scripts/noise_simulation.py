@@ -12,6 +12,7 @@ command again to continue::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
@@ -21,6 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--space", default="softmax", help="search space (default softmax)")
     parser.add_argument("--d", type=int, default=5, help="segments of g (default 5)")
+    parser.add_argument(
+        "--coupled",
+        action="store_true",
+        help="rotate the true bump so that no knot can be tuned alone (default: separable)",
+    )
     parser.add_argument(
         "--methods",
         nargs="+",
@@ -54,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = SimulationConfig(
             space=args.space,
             d=args.d,
+            coupled=args.coupled,
             methods=tuple(args.methods),
             games=tuple(args.games),
             seeds=args.seeds,
@@ -69,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted: run the same command again to continue", file=sys.stderr)
         return 130
     paths = write_outputs(config, records)
-    print(format_table([r for r in __import__("json").loads(paths["summary"].read_text())["rows"]]))
+    print(format_table(json.loads(paths["summary"].read_text())["rows"]))
     print("\n".join(f"{k}: {v}" for k, v in paths.items()))
     return 0
 

@@ -67,17 +67,24 @@ class TrueWinrate:
 
     ``z`` is the point in the unit cube of the space's box (log scale for a log parameter),
     ``a`` the optimum and ``s`` the length scales, one per parameter: the knots with a short
-    length scale matter most, those with a long one hardly at all.
+    length scale matter most, those with a long one hardly at all. This bump is separable
+    (a product of one factor per parameter), which suits samplers that model each parameter
+    alone, such as TPE. With ``coupled`` the offsets are first rotated by a fixed random
+    orthogonal matrix ``Q`` (``z - a`` becomes ``Q (z - a)``): the same range and optimum,
+    but no parameter can be tuned alone, as with knot heights whose effect goes through
+    ``∫ exp(g)``.
 
     Args:
         space: The search space (its distributions define the unit cube).
         optimum: ``a``; default :meth:`default_optimum`.
         lengthscales: ``s``; default :meth:`default_lengthscales`.
+        coupled: Rotate the offsets (see above).
     """
 
     space: SearchSpace
     optimum: tuple[float, ...] = ()
     lengthscales: tuple[float, ...] = ()
+    coupled: bool = False
 
     def __post_init__(self) -> None:
         k = len(self.space.param_names)
@@ -103,6 +110,12 @@ class TrueWinrate:
         """From 0.3 (first parameter) to 0.9 (last), evenly spaced."""
         return tuple(round(0.3 + 0.6 * j / max(k - 1, 1), 4) for j in range(k))
 
+    def rotation(self) -> np.ndarray:
+        """``Q``: the orthogonal factor of a Gaussian matrix drawn with seed 17."""
+        k = len(self.optimum)
+        q, r = np.linalg.qr(np.random.default_rng(17).normal(size=(k, k)))
+        return q * np.sign(np.diag(r))
+
     def unit(self, params: Mapping[str, float]) -> np.ndarray:
         """The point in the unit cube."""
         out = []
@@ -115,7 +128,10 @@ class TrueWinrate:
 
     def __call__(self, params: Mapping[str, float]) -> float:
         """The true winrate at ``params``."""
-        z = (self.unit(params) - np.array(self.optimum)) / np.array(self.lengthscales)
+        offset = self.unit(params) - np.array(self.optimum)
+        if self.coupled:
+            offset = self.rotation() @ offset
+        z = offset / np.array(self.lengthscales)
         return LOW + (HIGH - LOW) * math.exp(-0.5 * float(z @ z))
 
 
@@ -127,6 +143,7 @@ class SimulationConfig:
         space: Search space name (``monotone``, ``softmax``, with ``+c``).
         d: Segments of ``g`` (``d + 1`` knot heights).
         methods: Samplers compared (names of :data:`tuning.samplers.SAMPLERS`).
+        coupled: Use the coupled (rotated) true winrate (:class:`TrueWinrate`).
         games: Games per trial, one run per value.
         seeds: Seeds ``0 .. seeds - 1``.
         trials: Trials per run.
@@ -137,6 +154,7 @@ class SimulationConfig:
     space: str = "softmax"
     d: int = 5
     methods: tuple[str, ...] = SAMPLERS
+    coupled: bool = False
     games: tuple[int, ...] = (60, 200)
     seeds: int = 20
     trials: int = 30
@@ -168,18 +186,26 @@ class SimulationConfig:
 
     def identity(self) -> dict[str, Any]:
         """What decides the results (the header of the results file)."""
+        truth = self.truth()
+        function: dict[str, Any] = {
+            "low": LOW,
+            "high": HIGH,
+            "optimum": list(truth.optimum),
+            "lengthscales": list(truth.lengthscales),
+        }
+        if self.coupled:
+            function["coupled"] = True
         return {
             "space": self.space,
             "d": self.d,
             "trials": self.trials,
             "startup_trials": self.startup_trials,
-            "function": {
-                "low": LOW,
-                "high": HIGH,
-                "optimum": list(TrueWinrate(self.search_space()).optimum),
-                "lengthscales": list(TrueWinrate(self.search_space()).lengthscales),
-            },
+            "function": function,
         }
+
+    def truth(self) -> TrueWinrate:
+        """The true winrate of the study."""
+        return TrueWinrate(self.search_space(), coupled=self.coupled)
 
 
 def simulate_run(
@@ -256,7 +282,7 @@ def run_simulation(
     stopped.
     """
     space = config.search_space()
-    truth = TrueWinrate(space)
+    truth = config.truth()
     path = config.out / "results.jsonl"
     records = _read(path, config.identity())
     have = {(r["method"], r["games"], r["seed"]) for r in records}
