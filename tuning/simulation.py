@@ -411,7 +411,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot_summary(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+def plot_summary(path: Path, rows: Sequence[dict[str, Any]], *, title: str = "") -> Path:
     """True winrate of the pick with 95% intervals, one panel per games-per-trial."""
     import matplotlib
 
@@ -442,7 +442,10 @@ def plot_summary(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
         "true winrate of the recommended point (95% CI)\n(dash: what is reported for it)"
     )
     axes[0].legend(fontsize=8, loc="lower left")
-    fig.suptitle("Simulated tuning, 30 trials: where does each sampler's pick really stand?")
+    for ax in axes:
+        ax.set_ylim(LOW, HIGH + 0.05)
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -462,5 +465,10 @@ def write_outputs(config: SimulationConfig, records: Sequence[dict[str, Any]]) -
     return {
         "summary": out / "summary.json",
         "table": out / "table.md",
-        "plot": plot_summary(out / "true-value.png", rows),
+        "plot": plot_summary(
+            out / "true-value.png",
+            rows,
+            title=f"{config.trials} trials per run, {config.seeds} seeds"
+            + (", coupled truth" if config.coupled else ""),
+        ),
     }
