@@ -23,7 +23,7 @@ import pytest
 
 from agents.mcts import MCTSAgent, MCTSConfig
 from agents.mcts.evaluators import LeafBatch
-from go_env.kernels import HEADER, H_TO_PLAY
+from go_env.kernels import H_TO_PLAY, HEADER
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
