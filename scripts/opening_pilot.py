@@ -3,13 +3,13 @@ r"""Pilot: what balanced openings save against random two-move openings, on the 
     python scripts/opening_pilot.py --games 80 --workers 2 --out runs/opening-pilot
 
 Plays the same match twice with the same seed (so the same agent seeds game by game): once
-from the balanced book of the reproduction (``tuning.balanced``), once from the arena's random
-two-move openings. Agent A is the reproduction's agent with more simulations than agent B, so
-that A is truly stronger and the two opening sets can be compared on how clearly they show it
-(``tuning.pair_stats``: pair splits, Black's share, the per-pair standard deviation and the
-signal-to-noise ratio per pair). It also prints how the shipped network rates the openings
-used, ``|v|`` for the player to move. Both matches resume (arena results files under
-``--out``).
+from the balanced book of the reproduction (``agents.matches.balanced``), once from the
+arena's random two-move openings. Agent A is the reproduction's agent with more simulations
+than agent B, so that A is truly stronger and the two opening sets can be compared on how
+clearly they show it (``agents.matches.pair_stats``: pair splits, Black's share, the per-pair
+standard deviation and the signal-to-noise ratio per pair). It also prints how the shipped
+network rates the openings used, ``|v|`` for the player to move. Both matches resume (arena
+results files under ``--out``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.matches.arena import MatchConfig, run_match
+from agents.matches.balanced import net_value_fn, opening_position
+from agents.matches.openings import load_book
+from agents.matches.pair_stats import pair_statistics
+from agents.matches.results import read_results
 from go_env.rules import Rules
-from tuning.arena import MatchConfig, run_match
-from tuning.balanced import net_value_fn, opening_position
-from tuning.openings import load_book
-from tuning.pair_stats import pair_statistics
-from tuning.results import read_results
 
 AGENT = "mcts:sims={sims},policy=puct,c=0.5,evaluator=net,choice=visits,batch=1"
 BOOK = "docs/results/reproduction/li-lim-9x9/openings-balanced.txt"

@@ -1,4 +1,4 @@
-"""Balanced opening books (tuning/balanced.py, `gomcts book`)."""
+"""Balanced opening books (agents/matches/balanced.py, `gomcts book`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from agents.cli import main
+from agents.matches.balanced import canonical_key, draw_balanced_book, opening_position
+from agents.matches.openings import load_book
 from go_env.coords import from_gtp
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.balanced import canonical_key, draw_balanced_book, opening_position
-from tuning.openings import load_book
 
 RULES = Rules(size=9, komi=7.5)
 

@@ -11,17 +11,17 @@ from scripts_support import run_script
 
 from agents.cli import main as gomcts
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
-from agents.nets.data import examples_from_record, load_sgf_dir, result_value, sample_batch
-from agents.nets.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.replay import ReplayBuffer
-from agents.nets.selfplay import SelfPlayConfig, train_selfplay
-from agents.nets.supervised import SupervisedConfig, held_out_losses, train_supervised
-from agents.nets.training import train_step
+from agents.nets.training.data import examples_from_record, load_sgf_dir, result_value, sample_batch
+from agents.nets.training.gating import arena_gate
+from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG
+from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.selfplay import SelfPlayConfig, train_selfplay
+from agents.nets.training.step import train_step
+from agents.nets.training.supervised import SupervisedConfig, held_out_losses, train_supervised
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, record_from_state, save_sgf
 from go_env.state import GoState
-from tuning.gating import arena_gate
 
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 

@@ -1,4 +1,4 @@
-"""Pair statistics of arena matches (tuning/pair_stats.py)."""
+"""Pair statistics of arena matches (agents/matches/pair_stats.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tuning.pair_stats import pair_statistics
+from agents.matches.pair_stats import pair_statistics
 
 
 class Game:

@@ -1,4 +1,4 @@
-"""tuning.paired and scripts/compare_matches.py: two matches compared game by game."""
+"""agents.matches.paired and scripts/compare_matches.py: two matches compared game by game."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from scripts_support import ROOT, run_script
 
+from agents.matches.arena import MatchConfig, run_match
+from agents.matches.paired import compare_matches, sign_test
+from agents.matches.results import ResultsError, read_results
 from go_env.rules import Rules
-from tuning.arena import MatchConfig, run_match
-from tuning.paired import compare_matches, sign_test
-from tuning.results import ResultsError, read_results
 
 run = partial(run_script, "compare_matches.py")
 NET2 = ROOT / "docs" / "strength-net2-3200-reuse" / "results.jsonl"

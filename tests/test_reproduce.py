@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.cli import main
+from agents.matches.results import read_results
 from tuning.plan import PlanError, load_plan
 from tuning.repro_table import BEGIN, END
 from tuning.reproduce import (
@@ -23,7 +24,6 @@ from tuning.reproduce import (
     match_config,
     run_plan,
 )
-from tuning.results import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,10 +9,10 @@ import pytest
 from optuna.samplers import GPSampler
 from optuna.trial import TrialState
 
+from agents.matches.results import ResultsFile
 from agents.plugins import PluginError
 from agents.registry import agent_config
 from go_env.rules import Rules
-from tuning.results import ResultsFile
 from tuning.search_spaces import make_space
 from tuning.study import (
     StudyConfig,

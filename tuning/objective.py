@@ -2,7 +2,7 @@
 
 One trial plays ``games`` games (``games / 2`` pairs, colours swapped within a pair) between
 the candidate (the base agent with the trial's backup parameters) and the baseline, through
-the same code path as ``gomcts arena`` (:func:`tuning.arena.iter_games`). After every
+the same code path as ``gomcts arena`` (:func:`agents.matches.arena.iter_games`). After every
 ``batch`` games the running winrate is reported to Optuna (``step`` = games played) and the
 pruner is asked whether the candidate is a clear loser.
 
@@ -42,10 +42,10 @@ import optuna
 from optuna.pruners import BasePruner
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.matches.arena import MatchConfig, iter_games
+from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
-from tuning.arena import MatchConfig, iter_games
 from tuning.search_spaces import SearchSpace
-from tuning.stats import Tally, wilson_interval
 
 __all__ = [
     "PRUNE_Z",

@@ -9,8 +9,8 @@ For a match row: the paper's winrate, our score rate of the candidate with its 9
 interval (Wilson 1927; draws count half), games played of those planned, simulations per move
 (ours and the paper's), and, for each row named in ``compare_with``, the exact two-sided sign
 test on the games the two candidates scored differently against the same baseline on the same
-openings (:mod:`tuning.paired`). A study row shows its complete trials, its best trial and the
-parameter file it recommends.
+openings (:mod:`agents.matches.paired`). A study row shows its complete trials, its best
+trial and the parameter file it recommends.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ END = "<!-- results:end -->"
 
 
 def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
-    from tuning.paired import compare_matches
-    from tuning.results import read_results
-    from tuning.stats import Tally, estimate
+    from agents.matches.paired import compare_matches
+    from agents.matches.results import read_results
+    from agents.matches.stats import Tally, estimate
 
     path = plan.folder(row) / "results.jsonl"
     entry: dict[str, Any] = {

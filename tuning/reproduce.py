@@ -2,7 +2,7 @@
 
 Each **match row** is an arena match whose folder ``<plan out>/<id>/`` is laid out exactly as
 ``gomcts arena --out <folder>`` lays it out (``results.jsonl``, ``sgf/``, ``summary.json``,
-``winrate.png``), and is played by the same code (:func:`tuning.arena.run_match`). So the
+``winrate.png``), and is played by the same code (:func:`agents.matches.arena.run_match`). So the
 arena's own resume carries an interrupted row, and a match started by hand with the command
 that :func:`arena_command` prints is adopted: the arena refuses a results file whose header
 differs from the row's match, naming the differing keys.
@@ -13,11 +13,12 @@ records the parameter file of its recommendation in ``study.json``, which later 
 ``@study:ID``.
 
 **Fingerprints.** Before a row plays, everything that decides its games (the resolved agent
-specs, rules, seed, openings with the book's SHA-256, the referee; for a study its identity and
-sampler) is hashed and stored in ``row.json``. A row whose folder holds games under another
-fingerprint is refused with the differing keys named: an edited plan entry never mixes with a
-half-run result. The number of games (trials of a study) is not part of it, so raising it
-extends a row. Descriptive keys (label, table, paper value, notes) are not part of it either.
+specs, rules, seed, openings with the SHA-256 of the book's moves, the referee; for a study
+its identity and sampler) is hashed and stored in ``row.json``. A row whose folder holds
+games under another fingerprint is refused with the differing keys named: an edited plan
+entry never mixes with a half-run result. The number of games (trials of a study) is not part
+of it, so raising it extends a row. Descriptive keys (label, table, paper value, notes) are
+not part of it either.
 """
 
 from __future__ import annotations
@@ -92,17 +93,21 @@ def resolve_backup(plan: Plan, backup: str) -> tuple[str, dict[str, str]]:
 
 
 def _book_digest(row: MatchRow) -> str | None:
+    """SHA-256 of the book's openings as read (comments and layout do not count)."""
+    from agents.matches.openings import load_book
+
     if row.openings.path is None:
         return None
     if not row.openings.path.exists():
         raise PlanError(f"row {row.id!r}: the opening book {row.openings.path} does not exist")
-    return _sha256(row.openings.path)
+    openings = [list(opening) for opening in load_book(row.openings.path, row.rules)]
+    return hashlib.sha256(json.dumps(openings).encode("utf-8")).hexdigest()
 
 
 def match_config(plan: Plan, row: MatchRow) -> Any:
-    """The :class:`tuning.arena.MatchConfig` of a match row (references resolved)."""
-    from tuning.arena import MatchConfig
-    from tuning.openings import load_book
+    """The :class:`agents.matches.arena.MatchConfig` of a match row (references resolved)."""
+    from agents.matches.arena import MatchConfig
+    from agents.matches.openings import load_book
 
     candidate, _ = resolve_backup(plan, row.candidate)
     baseline, _ = resolve_backup(plan, row.baseline)
@@ -190,7 +195,7 @@ def played_games(plan: Plan, row: Row) -> int:
         path = folder / "results.jsonl"
         if not path.exists():
             return 0
-        from tuning.results import read_results
+        from agents.matches.results import read_results
 
         try:
             return len(read_results(path)[1])
@@ -351,8 +356,8 @@ def _run_match_row(
     ray: str | None,
     progress: PlanProgress,
 ) -> None:
-    from tuning.arena import run_match
-    from tuning.plots import plot_running_score
+    from agents.matches.arena import run_match
+    from agents.matches.plots import plot_running_score
 
     config = match_config(plan, row)
     folder = plan.folder(row)

@@ -33,11 +33,11 @@ import numpy as np
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.matches.arena import MatchConfig, MatchResult, run_match
+from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
-from tuning.arena import MatchConfig, MatchResult, run_match
 from tuning.objective import SEED_VERIFY, derive_seed, origin_of
 from tuning.search_spaces import SearchSpace
-from tuning.stats import wilson_interval
 from tuning.storage import hide_password
 from tuning.study import Progress, StudyConfig, load_study
 

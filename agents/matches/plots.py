@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tuning.stats import Z95, wilson_interval
+from agents.matches.stats import Z95, wilson_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

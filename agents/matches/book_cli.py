@@ -1,8 +1,9 @@
-"""The ``gomcts book`` command: write a balanced opening book (:mod:`tuning.balanced`).
+"""The ``gomcts book`` command: write a balanced opening book (:mod:`agents.matches.balanced`).
 
 The book is a text file of GTP vertices, one opening per line, read by
-``gomcts arena --book FILE`` (:mod:`tuning.openings`). Its ``#`` header records every parameter
-and the network's SHA-256, and the acceptance statistics, so the book can be drawn again.
+``gomcts arena --book FILE`` (:mod:`agents.matches.openings`). Its ``#`` header records every
+parameter, the network's SHA-256 and the acceptance statistics, so the book can be drawn
+again.
 """
 
 from __future__ import annotations
@@ -67,8 +68,8 @@ def register(subparsers: Any) -> None:
 
 def _cmd_book(args: argparse.Namespace) -> int:
     from agents.cli import rules_from_args
-    from tuning.balanced import draw_balanced_book, model_digest, net_value_fn, write_book
-    from tuning.openings import load_book
+    from agents.matches.balanced import draw_balanced_book, model_digest, net_value_fn, write_book
+    from agents.matches.openings import load_book
 
     rules = rules_from_args(args)
     low, high = args.moves
@@ -104,7 +105,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     print(file=sys.stderr)
     seconds = time.perf_counter() - start
     header = [
-        "Balanced opening book (gomcts book; tuning/balanced.py, docs/reproduction.md).",
+        "Balanced opening book (gomcts book; agents/matches/balanced.py, docs/reproduction.md).",
         f"board {rules.size}x{rules.size}, komi {rules.komi}, ko {rules.ko.value}; "
         f"openings of {low}-{high} random moves, seed {args.seed}",
         f"kept when |v| < {args.threshold} for the player to move, v = the value network "

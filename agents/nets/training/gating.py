@@ -1,7 +1,7 @@
 """The arena as the gate of self-play training: a candidate network against the best so far.
 
-:func:`arena_gate` is the ``gate`` of :func:`agents.nets.selfplay.train_selfplay` used by
-``gomcts train selfplay``: a paired match (:mod:`tuning.arena`) between MCTS guided by the
+:func:`arena_gate` is the ``gate`` of :func:`agents.nets.training.selfplay.train_selfplay` used by
+``gomcts train selfplay``: a paired match (:mod:`agents.matches.arena`) between MCTS guided by the
 candidate and by the best network, with the same budget.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.nets.selfplay import SelfPlayConfig
-from tuning.arena import MatchConfig, run_match
+from agents.matches.arena import MatchConfig, run_match
+from agents.nets.training.selfplay import SelfPlayConfig
 
 __all__ = ["arena_gate"]
 

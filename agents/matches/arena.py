@@ -2,9 +2,9 @@
 
 A match plays ``games`` games between agent A and agent B, both given as spec strings. Games
 ``2p`` and ``2p + 1`` form pair ``p``: they start from the same opening (random or from a
-book, see :mod:`tuning.openings`), A plays Black in the first and White in the second, so the
-advantages of colour and opening cancel. Every game is determined by the match seed and its
-index: the opening comes from ``(seed, pair)`` and each agent's seed from
+book, see :mod:`agents.matches.openings`), A plays Black in the first and White in the
+second, so the advantages of colour and opening cancel. Every game is determined by the match
+seed and its index: the opening comes from ``(seed, pair)`` and each agent's seed from
 ``(seed, index, side)``, and before each game an agent is reseeded: through its
 ``reseed(seed)`` method when it has one (e.g. the ``gtp`` agent), else, when its config has a
 ``seed`` field, by building it again with that seed (a seed in the spec is replaced), else it
@@ -13,7 +13,7 @@ is reused as it is. Results do not depend on the number of worker processes.
 Games run in a pool of processes (``spawn`` start method: safe with numba and threads) that
 build their agents from the specs once and reuse them (``reset()`` before every game); with
 one worker they run in the calling process. Every finished game is appended to a results file
-(:mod:`tuning.results`); a rerun with the same file skips the games already there, so an
+(:mod:`agents.matches.results`); a rerun with the same file skips the games already there, so an
 interrupted match loses at most the games in progress. Raising ``games`` extends a match.
 
 Scoring. Games are scored by Tromp-Taylor area. A game that ends by two passes may still
@@ -27,8 +27,8 @@ move cap are scored as they stand.
 
 Python API (the ``gomcts arena`` command runs exactly this)::
 
-    from tuning.arena import MatchConfig, run_match
-    from tuning.stats import SprtConfig
+    from agents.matches.arena import MatchConfig, run_match
+    from agents.matches.stats import SprtConfig
 
     config = MatchConfig(agent_a="mcts:sims=400", agent_b='gtp:cmd="gnugo --mode gtp"',
                          games=200, seed=1)
@@ -76,15 +76,15 @@ import numpy as np
 
 from agents.base import Agent
 from agents.game import play_game
-from agents.gtp.scoring import result_string, score_without
+from agents.matches.openings import check_opening, random_opening
+from agents.matches.results import GameOutcome, ResultsFile
+from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
+from agents.matches.stats import sprt as run_sprt
 from agents.registry import agent_config, make_agent
+from go_env.dead_stones import result_string, score_without
 from go_env.rules import Rules
 from go_env.sgf import record_from_state, save_sgf
 from go_env.state import Color, GoState
-from tuning.openings import check_opening, random_opening
-from tuning.results import GameOutcome, ResultsFile
-from tuning.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
-from tuning.stats import sprt as run_sprt
 
 __all__ = [
     "ArenaError",
@@ -400,11 +400,11 @@ def iter_games(
         sgf_dir: Folder for one SGF file per game (``game-00012.sgf``).
 
     Yields:
-        :class:`~tuning.results.GameOutcome` of games ``0, 1, 2, ...``.
+        :class:`~agents.matches.results.GameOutcome` of games ``0, 1, 2, ...``.
 
     Raises:
         ArenaError: When a game fails (the games finished before are kept).
-        tuning.results.ResultsError: When ``results`` belongs to another match.
+        agents.matches.results.ResultsError: When ``results`` belongs to another match.
     """
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:

@@ -2,7 +2,7 @@
 
 The network learns to predict the move played (policy) and the game's result (value) at each
 position, on minibatches drawn at random with a random board symmetry per example
-(:mod:`agents.nets.data`). Optimiser: Adam (Boke Go's supervised training used Adam with
+(:mod:`agents.nets.training.data`). Optimiser: Adam (Boke Go's supervised training used Adam with
 learning rate 1e-3, ``backups-spec.md`` section 14) with weight decay, learning rate decayed
 by a cosine to a tenth over the run. A share of the games (not positions, so that positions of
 one game never sit on both sides) is held out to measure the validation losses.
@@ -38,12 +38,12 @@ import numpy as np
 import torch
 
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
-from agents.nets.data import Examples, load_sgf_dir, sample_batch
 from agents.nets.evaluator import resolve_device
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.plots import plot_losses
 from agents.nets.threads import check_threads, use_threads
-from agents.nets.training import (
+from agents.nets.training.data import Examples, load_sgf_dir, sample_batch
+from agents.nets.training.plots import plot_losses
+from agents.nets.training.step import (
     append_metrics,
     evaluate_loss,
     generator_state,
@@ -342,7 +342,7 @@ def train_supervised(
             say(json.dumps(row))
             seconds = time.perf_counter() - started
             meta = {
-                "trained_by": "gomcts train sl (agents.nets.supervised)",
+                "trained_by": "gomcts train sl (agents.nets.training.supervised)",
                 "data": description,
                 "data_counts": counts,
                 "steps": step,

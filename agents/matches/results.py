@@ -12,7 +12,7 @@ as the game ends, in the order games finish. Reading it back:
 * a game index seen twice keeps its first line.
 
 :func:`read_results` reads a finished or running match's file without writing to it (for
-analyses such as :mod:`tuning.paired`).
+analyses such as :mod:`agents.matches.paired`).
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ through self-play*, Science 2018):
    Tromp-Taylor result from the side of the player to move (value target).
 2. **Training**: the candidate network (which carries on from the previous iteration's
    candidate, optimizer included) takes ``train_steps`` steps on minibatches drawn from the
-   replay buffer (:class:`~agents.nets.replay.ReplayBuffer`), with random board symmetries.
+   replay buffer (:class:`~agents.nets.training.replay.ReplayBuffer`), with random board symmetries.
 3. **Evaluation**: the candidate plays ``eval_games`` paired games against the best network
-   through the arena (:mod:`tuning.arena`: paired openings, alternating colours, a resumable
+   through the arena (:mod:`agents.matches.arena`: paired openings, alternating colours, a resumable
    results file); it becomes the best when its score rate reaches ``promote`` (0.55 in
    AlphaGo Zero).
 
@@ -24,9 +24,9 @@ plots ``losses.png`` and ``winrates.png``. A rerun with the same folder resumes 
 completed iteration (an interrupted iteration is played again from its start, with the same
 seeds); raising ``iterations`` extends a run.
 
-**Layering.** The evaluation is a ``gate`` callable given by the caller; the arena's
-(:func:`tuning.gating.arena_gate`) lives in ``tuning``, which sits above ``agents``, and is
-what ``gomcts train selfplay`` uses.
+**Layering.** The evaluation is a ``gate`` callable given by the caller, so that the loop
+does not depend on how candidates are judged; ``gomcts train selfplay`` passes the arena's
+(:func:`agents.nets.training.gating.arena_gate`, a match of :mod:`agents.matches`).
 """
 
 from __future__ import annotations
@@ -51,11 +51,10 @@ from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.evaluator import NetEvaluator, resolve_device
 from agents.nets.features import input_planes
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.plots import plot_losses, plot_winrates
-from agents.nets.replay import ReplayBuffer
-from agents.nets.supervised import machine_description
 from agents.nets.threads import check_threads, use_threads
-from agents.nets.training import (
+from agents.nets.training.plots import plot_losses, plot_winrates
+from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.step import (
     append_metrics,
     generator_state,
     restart_metrics,
@@ -63,6 +62,7 @@ from agents.nets.training import (
     seed_everything,
     train_step,
 )
+from agents.nets.training.supervised import machine_description
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -238,7 +238,7 @@ def train_selfplay(
         out_dir: The output folder (see the module docstring).
         config: The run.
         gate: The evaluation of a candidate against the best, e.g.
-            :func:`tuning.gating.arena_gate`.
+            :func:`agents.nets.training.gating.arena_gate`.
         progress: Show progress bars on stderr.
         log: Where to write one-line messages.
 

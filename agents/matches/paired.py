@@ -19,7 +19,7 @@ from math import comb
 from os import PathLike
 from pathlib import Path
 
-from tuning.results import GameOutcome, ResultsError, read_results
+from agents.matches.results import GameOutcome, ResultsError, read_results
 
 __all__ = ["PairedComparison", "compare_games", "compare_matches", "sign_test"]
 

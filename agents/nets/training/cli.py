@@ -45,7 +45,7 @@ def _net_config(args: argparse.Namespace) -> Any:
 
 
 def _cmd_sl(args: argparse.Namespace) -> int:
-    from agents.nets.supervised import SupervisedConfig, train_supervised
+    from agents.nets.training.supervised import SupervisedConfig, train_supervised
 
     config = SupervisedConfig(
         net=_net_config(args),
@@ -73,8 +73,8 @@ def _cmd_sl(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from agents.nets.selfplay import SelfPlayConfig, train_selfplay
-    from tuning.gating import arena_gate
+    from agents.nets.training.gating import arena_gate
+    from agents.nets.training.selfplay import SelfPlayConfig, train_selfplay
 
     config = SelfPlayConfig(
         net=_net_config(args),

@@ -4,7 +4,7 @@ An example is a position before a move: its input planes (:mod:`agents.nets.feat
 move played there (the policy target, pass included) and the game's result from the side of
 the player to move (the value target: +1 win, -1 loss, 0 draw). Results that are not known
 (no or an unreadable ``RE``) give no value target (weight 0). Moves commented as random opening
-moves (:data:`agents.nets.gnugo_games.RANDOM_OPENING_TAG`) give no policy target.
+moves (:data:`agents.nets.training.gnugo_games.RANDOM_OPENING_TAG`) give no policy target.
 
 Augmentation draws one of the 8 board symmetries per example and applies it to the planes
 and to the target move (AlphaGo Zero trains on randomly rotated and reflected positions).
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.nets.features import input_planes, num_input_planes
-from agents.nets.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.symmetry import SYMMETRIES, transform_actions, transform_planes
+from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG
 from go_env.features import PLANE_DTYPE
 from go_env.sgf import GameRecord, SgfError, load_sgf, state_from_record
 from go_env.state import Color

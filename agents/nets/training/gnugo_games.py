@@ -5,7 +5,7 @@ from GNU Go (``gnugo --mode gtp``, driven through :class:`~agents.gtp.process.Gt
 Game ``i`` is decided by ``(seed, i)``: the levels of Black and White are drawn from
 ``levels`` and GNU Go's random seed (``set_random_seed``) is set, so games differ from the
 second move on; optional random opening moves add more variety (they are marked in the SGF
-comments, and :mod:`agents.nets.data` does not learn them as policy targets).
+comments, and :mod:`agents.nets.training.data` does not learn them as policy targets).
 
 Every move is checked by our rules (positional superko by default); a game in which GNU Go,
 which knows simple ko only, repeats a position is dropped. A game ends by two passes, a

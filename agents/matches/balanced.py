@@ -1,6 +1,6 @@
 """Balanced opening books: short seeded random openings that a value network rates as even.
 
-An arena plays every opening twice with colours swapped (:mod:`tuning.openings`), so an
+An arena plays every opening twice with colours swapped (:mod:`agents.matches.openings`), so an
 opening's luck cancels within a pair only in expectation: an opening that decides the game
 (one side already clearly ahead) gives a 1-1 pair whatever the agents do, and carries no
 information about them. A **balanced** opening is one whose final position the network rates
@@ -10,7 +10,7 @@ decided by the agents rather than by the opening.
 Candidate ``i`` of a book seeded with ``seed``:
 
 1. its length ``k`` is uniform in ``[min_moves, max_moves]``, drawn from ``(seed, i)``;
-2. its moves are :func:`tuning.openings.random_opening` of ``k`` moves for ``(seed, i)``
+2. its moves are :func:`agents.matches.openings.random_opening` of ``k`` moves for ``(seed, i)``
    (uniform legal points that are not an own eye and leave no self-atari);
 3. the network evaluates the final position averaged over the 8 board symmetries (AlphaGo
    Zero's evaluation of final networks; deterministic, so a book does not depend on any other
@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.matches.openings import random_opening
 from go_env.coords import to_gtp
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.openings import random_opening
 
 __all__ = [
     "BalancedBook",

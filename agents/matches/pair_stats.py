@@ -1,6 +1,6 @@
 """How much a match's pairs of games tell: splits, colour balance and the paired variance.
 
-An arena pair plays one opening twice with colours swapped (:mod:`tuning.openings`). Its
+An arena pair plays one opening twice with colours swapped (:mod:`agents.matches.openings`). Its
 score for agent A is ``s in {0, 0.5, 1, 1.5, 2}``; the score rate of a match is the mean of
 ``s / 2`` over its pairs, and its standard error is ``sd(s / 2) / sqrt(pairs)``: the pairs,
 not the games, are the independent observations (the pentanomial view of fishtest, which the
@@ -24,7 +24,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tuning.results import GameOutcome
+from agents.matches.results import GameOutcome
 
 __all__ = ["PairStats", "pair_statistics"]
 

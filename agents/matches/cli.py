@@ -1,6 +1,6 @@
 """The ``gomcts arena`` command (registered through the entry-point group ``gomcts.commands``).
 
-It runs :func:`tuning.arena.run_match`, the same code as the Python API, and writes into the
+It runs :func:`agents.matches.arena.run_match`, the same code as the Python API, and writes into the
 output folder: ``results.jsonl`` (the resumable results file), ``sgf/game-NNNNN.sgf``,
 ``summary.json`` and ``winrate.png``. Rerunning the same command resumes the match.
 """
@@ -81,10 +81,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     from agents.base import AgentError
     from agents.cli import rules_from_args
     from agents.gtp.process import GtpError
-    from tuning.arena import ArenaError, MatchConfig, run_match
-    from tuning.openings import load_book
-    from tuning.plots import plot_running_score
-    from tuning.stats import SprtConfig
+    from agents.matches.arena import ArenaError, MatchConfig, run_match
+    from agents.matches.openings import load_book
+    from agents.matches.plots import plot_running_score
+    from agents.matches.stats import SprtConfig
 
     rules = rules_from_args(args)
     book = load_book(args.book, rules) if args.book else ()
