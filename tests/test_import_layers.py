@@ -5,7 +5,8 @@ imported) and every ``import`` statement is read, at module level and inside fun
 classes and ``try`` blocks alike. The layers (README.md, "Layout") are checked on all of them:
 
 * ``go_env`` imports neither ``agents`` nor ``tuning``; ``agents`` does not import ``tuning``;
-* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler); ``optuna`` only under ``tuning``.
+* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler);
+  ``optuna`` only under ``tuning``.
 
 Cycles are checked on the imports that run (those under ``if TYPE_CHECKING:`` do not): the
 strongly connected components of the module graph must be exactly :data:`KNOWN_CYCLES`, so a
@@ -45,20 +46,14 @@ KNOWN_CYCLES: list[frozenset[str]] = [
     # MCTSConfig.make imports MCTSAgent, which imports MCTSConfig (the agent and the search
     # take the whole config); removed by the search rework (resolved parameters).
     frozenset({"agents.mcts.agent", "agents.mcts.config"}),
-    # The backups package imports its factory, which looks the BACKUPS registry up in the
-    # package; removed by the plugin-registry rework (one registry operation builds a spec).
-    frozenset({"agents.mcts.backups", "agents.mcts.backups.factory"}),
 ]
 # The same between subpackages of a layer (``agents.mcts``, ``agents.nets``, ...; a module
 # outside a subpackage is its own node).
 KNOWN_PACKAGE_CYCLES: list[frozenset[str]] = [
-    # agents.mcts -> agents.nets through the lazy import of the net evaluator spec in
-    # agents/mcts/config.py, agents.nets -> agents.mcts through the evaluator protocol and
-    # self-play; the others join through agents.cli (imports agents.mcts for `gomcts list`,
-    # imported by agents.nets.training.cli for the rules options). Removed when leaf
-    # evaluators become the entry-point group gomcts.evaluators (MCTSConfig names no evaluator
-    # module); with that one edge gone this component is gone (measured).
-    frozenset({"agents.cli", "agents.gtp", "agents.matches", "agents.mcts", "agents.nets"}),
+    # agents.matches -> agents.nets through the lazy imports of the network value function of
+    # balanced opening books (agents/matches/balanced.py), agents.nets -> agents.matches
+    # through the self-play gate (agents/nets/training/gating.py runs an arena match).
+    frozenset({"agents.matches", "agents.nets"}),
 ]
 
 

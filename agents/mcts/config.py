@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from agents.mcts.backups import BACKUPS
 from agents.mcts.backups.base import BackupStrategy
+from agents.mcts.backups.registry import BACKUPS
 from agents.mcts.evaluator_plugins import EVALUATORS, EvaluatorPlugin, RolloutEvaluatorConfig
 from agents.plugins import capability, plugin_field, resolve_plugin_fields
 

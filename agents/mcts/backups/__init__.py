@@ -10,7 +10,7 @@ from __future__ import annotations
 from agents.mcts.backups.base import BackupStrategy, check_backup_class
 from agents.mcts.backups.binding import bind_backup
 from agents.mcts.backups.factory import backup_spec, make_backup
-from agents.plugins import Registry
+from agents.mcts.backups.registry import BACKUPS
 
 __all__ = [
     "BACKUPS",
@@ -20,7 +20,3 @@ __all__ = [
     "check_backup_class",
     "make_backup",
 ]
-
-BACKUPS: Registry[type] = Registry(
-    "gomcts.backups", "backup strategy", check_backup_class, label="backup"
-)

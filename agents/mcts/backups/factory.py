@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.mcts.backups.base import BackupStrategy
+from agents.mcts.backups.registry import BACKUPS
 
 __all__ = ["backup_spec", "make_backup"]
 
@@ -25,8 +26,6 @@ def make_backup(spec: str | BackupStrategy) -> Any:
             what is allowed).
         agents.plugins.PluginError: For an unknown or broken backup plugin.
     """
-    from agents.mcts.backups import BACKUPS
-
     return BACKUPS.build(spec)
 
 
@@ -36,6 +35,4 @@ def backup_spec(strategy: Any) -> str:
     Raises:
         ValueError: When the strategy's class is not registered in ``gomcts.backups``.
     """
-    from agents.mcts.backups import BACKUPS
-
     return BACKUPS.spec_of(strategy)

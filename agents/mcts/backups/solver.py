@@ -29,10 +29,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numba import njit
 
-from agents.mcts.backups import BACKUPS
 from agents.mcts.backups._common import bound_copy, check_number, check_simulations
 from agents.mcts.backups.base import BackupStrategy
 from agents.mcts.backups.binding import bind_backup
+from agents.mcts.backups.registry import BACKUPS
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree
 from agents.plugins import capability, plugin_field, resolve_plugin_fields
 
