@@ -7,7 +7,7 @@ import optuna
 import pytest
 
 from agents.registry import agent_config
-from tuning.search_spaces import DEFAULT_BOUNDS, SearchSpace, make_space
+from tuning.search_spaces import SearchSpace, make_space, tunable_backups
 
 
 def test_default_spaces_follow_the_spec() -> None:
@@ -16,7 +16,7 @@ def test_default_spaces_follow_the_spec() -> None:
     assert (mono.d, mono.box, mono.tune_c) == (5, (-10.0, 10.0), False)
     assert soft.box == (-12.0, 2.0)
     assert mono.param_names == ["g0", "g1", "g2", "g3", "g4", "g5"]
-    assert set(DEFAULT_BOUNDS) == {"monotone", "softmax"}
+    assert {"monotone", "softmax"} <= set(tunable_backups())  # they declare it themselves
 
 
 def test_plus_c_name_tunes_c_on_a_log_scale() -> None:
@@ -31,7 +31,8 @@ def test_plus_c_name_tunes_c_on_a_log_scale() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"name": "coulom"}, "unknown search space 'coulom'; allowed: monotone, softmax"),
+        ({"name": "nonsense"}, "unknown search space 'nonsense'; allowed: monotone, softmax"),
+        ({"name": "coulom"}, "backup 'coulom' declares nothing to tune"),
         ({"name": "monotone", "bounds": (3.0, -3.0)}, "reversed or empty"),
         ({"name": "monotone", "bounds": (1.0, 1.0)}, "reversed or empty"),
         ({"name": "softmax", "bounds": (-math.inf, 1.0)}, "finite"),
@@ -56,7 +57,8 @@ def test_suggest_stays_in_the_box_and_builds_a_loadable_candidate() -> None:
     spec = space.candidate("mcts:sims=50,seed=4", params)
     config = agent_config(spec)
     assert config.sims == 50 and config.seed == 4 and config.c == params["c"]
-    assert config.backup_strategy().g == space.knots(params)  # exact floats survive the spec
+    knots = tuple(params[f"g{j}"] for j in range(3))
+    assert config.backup_strategy().g == knots  # exact floats survive the spec
 
 
 def test_candidate_needs_an_agent_with_a_backup() -> None:
@@ -67,15 +69,15 @@ def test_candidate_needs_an_agent_with_a_backup() -> None:
 def test_profiles_use_the_backup_weight_functions() -> None:
     n = 40
     mono = make_space("monotone", d=2)
-    f = mono.profile({"g0": -1.0, "g1": 0.5, "g2": 2.0}, n)
+    f = mono.tunable.profile({"g0": -1.0, "g1": 0.5, "g2": 2.0}, n, d=2)
     assert f.shape == (n + 1,) and f[0] == pytest.approx(1.0)  # f(0) = 1 (Lemma 3.1, eq. 8)
     assert np.all(np.diff(f) > 0)
     # constant g = ln c gives f(x) = 1 + c x
     c = 0.3
-    lin = mono.profile({"g0": math.log(c), "g1": math.log(c), "g2": math.log(c)}, n)
+    lin = mono.tunable.profile({"g0": math.log(c), "g1": math.log(c), "g2": math.log(c)}, n, d=2)
     assert lin == pytest.approx(1 + c * np.arange(n + 1))
     soft = make_space("softmax", d=2)
-    tau = soft.profile({"g0": -3.0, "g1": -3.0, "g2": -3.0}, n)
+    tau = soft.tunable.profile({"g0": -3.0, "g1": -3.0, "g2": -3.0}, n, d=2)
     assert tau[0] == 0.0 and tau == pytest.approx(math.exp(-3.0) * np.arange(n + 1))
 
 

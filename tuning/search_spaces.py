@@ -1,18 +1,17 @@
-"""Search spaces of a tuning study: the knot heights of Monotone or Softmax MCTS, optionally ``c``.
+"""Search spaces of a tuning study: what a backup declares tunable, optionally with ``c``.
 
-Both backups of Li & Lim (*Bayesian optimization for backpropagation in Monte-Carlo tree
-search*, 2020) are parametrised by a function ``g`` of the family ``G_d`` of their Lemma 3.1:
-piecewise linear with knot heights ``g_0..g_d`` at ``t_j = j N / d``, ``N`` the simulations per
-move (``backups-spec.md`` §4). A search space names the backup and gives ``d`` and the box of
-the heights; the defaults are the spec's RECONSTRUCTED ones (``d = 5``; ``[-10, 10]`` for
-Monotone, ``[-12, 2]`` for Softmax). With ``tune_c`` the exploration constant ``c`` of the
-tree policy is searched jointly, on a log scale.
+A backup strategy that can be tuned says so itself: its class's ``tunable`` attribute
+(:class:`agents.mcts.backups.tunable.Tunable`) gives the searched parameters and their ranges,
+how a point becomes the backup's parameters and spec, and how to draw it. So any registered
+backup that declares one can be tuned, a ``pip install``ed plugin's as well as ours; this
+module knows no backup by name. Monotone and Softmax MCTS (Li & Lim, *Bayesian optimization for
+backpropagation in Monte-Carlo tree search*, 2020) declare their knot heights ``g_0..g_d``
+(``d`` segments, default 5; boxes ``[-10, 10]`` and ``[-12, 2]``, ``backups-spec.md`` §4).
+With ``tune_c`` the exploration constant ``c`` of the tree policy is searched jointly, on a
+log scale.
 
-A space is chosen by name: ``"monotone"``, ``"softmax"``, or either with ``"+c"`` appended
-(``"softmax+c"``), which is the same as ``tune_c=True``.
-
-The weight functions themselves are not computed here: :meth:`SearchSpace.profile` calls the
-backups' own tables (:mod:`agents.mcts.backups.weights`).
+A space is chosen by the backup's name, optionally with ``"+c"`` appended (``"softmax+c"``),
+which is the same as ``tune_c=True``.
 """
 
 from __future__ import annotations
@@ -23,36 +22,57 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import optuna
 from optuna.distributions import FloatDistribution
 
-from agents.mcts.backups.weights import log_weight_table, tau_table
+from agents.mcts.backups import BACKUPS
+from agents.mcts.backups.tunable import Tunable, TunableParam, tunable_of
+from agents.plugins import PluginError
 from agents.registry import agent_config, agent_spec
 
 __all__ = [
-    "DEFAULT_BOUNDS",
     "DEFAULT_C_BOUNDS",
     "DEFAULT_D",
-    "SPACE_NAMES",
     "SearchSpace",
     "make_space",
+    "tunable_backups",
 ]
 
 DEFAULT_D = 5
 """Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED (``backups-spec.md`` §4)."""
 
-DEFAULT_BOUNDS: Mapping[str, tuple[float, float]] = {
-    "monotone": (-10.0, 10.0),
-    "softmax": (-12.0, 2.0),
-}
-"""Default box of every knot height, per backup (``backups-spec.md`` §4 and §6)."""
-
 DEFAULT_C_BOUNDS = (0.1, 4.0)
 """Default range of the exploration constant when it is tuned (searched on a log scale)."""
 
-SPACE_NAMES = tuple(DEFAULT_BOUNDS)
-"""The backups a study can tune."""
+
+def tunable_backups() -> list[str]:
+    """Names of the installed backups that declare a tunable space (imports each backup)."""
+    names = []
+    for name in BACKUPS.names():
+        try:
+            cls = BACKUPS.get(name)
+        except PluginError:  # a broken plugin is not tunable, and breaks nothing else
+            continue
+        if tunable_of(cls) is not None:
+            names.append(name)
+    return names
+
+
+def _tunable(name: str) -> Tunable:
+    try:
+        cls = BACKUPS.get(name)
+    except PluginError as exc:
+        raise ValueError(
+            f"unknown search space {name!r}; allowed: {', '.join(tunable_backups())}, "
+            f"each optionally with '+c' (e.g. 'softmax+c') ({exc})"
+        ) from None
+    tunable = tunable_of(cls)
+    if tunable is None:
+        raise ValueError(
+            f"backup {name!r} declares nothing to tune (no 'tunable' class attribute); "
+            f"tunable: {', '.join(tunable_backups())}"
+        )
+    return tunable
 
 
 def _check_bounds(what: str, bounds: Sequence[Any], *, positive: bool = False) -> None:
@@ -71,19 +91,21 @@ def _check_bounds(what: str, bounds: Sequence[Any], *, positive: bool = False) -
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """What a study searches: the knot heights ``g_0..g_d`` of a backup, optionally ``c``.
+    """What a study searches: the parameters a backup declares tunable, optionally ``c``.
 
     Attributes:
-        backup: ``"monotone"`` or ``"softmax"`` (an entry point of ``gomcts.backups``).
-        d: Number of segments of ``g``; the heights are ``g0 .. g{d}``.
-        bounds: Box ``(low, high)`` of every height; ``None``: the backup's default
-            (:data:`DEFAULT_BOUNDS`).
+        backup: A backup registered in ``gomcts.backups`` that declares a ``tunable``.
+        d: Number of segments of a piecewise-linear ``g`` (``g0 .. g{d}``), for backups
+            parametrised by one; ignored by the others.
+        bounds: Box ``(low, high)`` of the parameters when the backup lets the user set it;
+            ``None``: the backup's default.
         tune_c: Also search the exploration constant ``c`` of the tree policy.
         c_bounds: Range of ``c`` (log scale) when ``tune_c``.
 
     Raises:
-        ValueError: For an unknown backup, ``d < 1``, or bounds that are reversed, empty or
-            not finite (and, for ``c``, not positive).
+        ValueError: For an unknown or untunable backup, ``d < 1``, or bounds that are reversed,
+            empty, not finite (and, for ``c``, not positive), or given to a backup whose ranges
+            are fixed.
     """
 
     backup: str
@@ -93,23 +115,31 @@ class SearchSpace:
     c_bounds: tuple[float, float] = DEFAULT_C_BOUNDS
 
     def __post_init__(self) -> None:
-        if self.backup not in DEFAULT_BOUNDS:
-            raise ValueError(
-                f"unknown search space {self.backup!r}; allowed: "
-                f"{', '.join(SPACE_NAMES)} (optionally with '+c')"
-            )
+        tunable = _tunable(self.backup)
         if isinstance(self.d, bool) or not isinstance(self.d, int) or self.d < 1:
             raise ValueError(f"d (segments of g) must be an int >= 1, got {self.d!r}")
-        bounds = DEFAULT_BOUNDS[self.backup] if self.bounds is None else tuple(self.bounds)
-        _check_bounds("knot-height bounds", bounds)
+        bounds = tunable.default_bounds if self.bounds is None else tuple(self.bounds)
+        if bounds is not None:
+            if tunable.default_bounds is None:
+                raise ValueError(
+                    f"backup {self.backup!r} fixes the ranges of its parameters; it takes no bounds"
+                )
+            _check_bounds("knot-height bounds", bounds)
+            bounds = tuple(float(b) for b in bounds)
         _check_bounds("c bounds", tuple(self.c_bounds), positive=True)
-        object.__setattr__(self, "bounds", tuple(float(b) for b in bounds))
+        object.__setattr__(self, "bounds", bounds)
         object.__setattr__(self, "c_bounds", tuple(float(b) for b in self.c_bounds))
+        for param in self.parameters:
+            _check_bounds(f"range of {param.name}", (param.low, param.high), positive=param.log)
 
     @property
-    def box(self) -> tuple[float, float]:
-        """The box ``(low, high)`` of every knot height."""
-        assert self.bounds is not None  # resolved in __post_init__
+    def tunable(self) -> Tunable:
+        """What the backup declares tunable."""
+        return _tunable(self.backup)
+
+    @property
+    def box(self) -> tuple[float, float] | None:
+        """The box ``(low, high)`` of the parameters; ``None`` when the backup fixes them."""
         return self.bounds
 
     @property
@@ -118,19 +148,18 @@ class SearchSpace:
         return self.backup + ("+c" if self.tune_c else "")
 
     @property
-    def knot_names(self) -> list[str]:
-        """Parameter names of the heights: ``g0 .. g{d}``."""
-        return [f"g{j}" for j in range(self.d + 1)]
+    def parameters(self) -> tuple[TunableParam, ...]:
+        """The backup's searched parameters."""
+        return self.tunable.parameters(d=self.d, bounds=self.bounds)
 
     @property
     def param_names(self) -> list[str]:
-        """Every searched parameter, heights first."""
-        return self.knot_names + (["c"] if self.tune_c else [])
+        """Every searched parameter, the backup's first."""
+        return [p.name for p in self.parameters] + (["c"] if self.tune_c else [])
 
     def distributions(self) -> dict[str, FloatDistribution]:
         """Optuna distributions of the parameters."""
-        low, high = self.box
-        out = {name: FloatDistribution(low, high) for name in self.knot_names}
+        out = {p.name: FloatDistribution(p.low, p.high, log=p.log) for p in self.parameters}
         if self.tune_c:
             out["c"] = FloatDistribution(*self.c_bounds, log=True)
         return out
@@ -146,22 +175,24 @@ class SearchSpace:
         """JSON-ready description (part of a study's identity)."""
         return {
             **dataclasses.asdict(self),
-            "bounds": list(self.box),
+            "bounds": None if self.bounds is None else list(self.bounds),
             "c_bounds": list(self.c_bounds),
         }
 
     # ---------------------------------------------------------------- using a point
-    def knots(self, params: Mapping[str, float]) -> tuple[float, ...]:
-        """The knot heights ``(g_0, ..., g_d)`` of a point."""
-        return tuple(float(params[name]) for name in self.knot_names)
-
     def backup_params(self, params: Mapping[str, float]) -> dict[str, Any]:
         """The backup's parameters of a point, as a parameter file holds them (``{"g": [...]}``)."""
-        return {"g": list(self.knots(params))}
+        return self.tunable.backup_params(params, d=self.d)
 
     def backup_spec(self, params: Mapping[str, float]) -> str:
         """The backup spec of a point, e.g. ``"monotone:g=[0.5,-1.25,...]"``."""
-        return f"{self.backup}:g=[{','.join(repr(g) for g in self.knots(params))}]"
+        return self.tunable.spec(self.backup, params, d=self.d)
+
+    @property
+    def reads_params_file(self) -> bool:
+        """Whether the backup loads a parameter file (``NAME:FILE``, a ``file`` field)."""
+        cls = BACKUPS.get(self.backup)
+        return any(f.name == "file" for f in dataclasses.fields(cls))
 
     def candidate(
         self, agent: str, params: Mapping[str, float], *, backup: str | None = None
@@ -171,7 +202,7 @@ class SearchSpace:
         Args:
             agent: Spec of the base agent; its config must have ``backup`` (and ``c``) fields.
             params: The point.
-            backup: A backup spec to use instead of the point's knots (e.g. one that loads the
+            backup: A backup spec to use instead of the point's (e.g. one that loads the
                 same values from a parameter file).
 
         Raises:
@@ -190,17 +221,6 @@ class SearchSpace:
             changes["c"] = float(params["c"])
         return agent_spec(dataclasses.replace(config, **changes))
 
-    def profile(self, params: Mapping[str, float], n_simulations: int) -> np.ndarray:
-        """The function a point defines over visit counts ``k = 0..N``.
-
-        Monotone: the weight ``f(k) = 1 + ∫_0^k exp(g)``. Softmax: the temperature
-        ``τ(k) = ∫_0^k exp(g)``. Both from the backups' own tables.
-        """
-        knots = self.knots(params)
-        if self.backup == "monotone":
-            return np.exp(log_weight_table(knots, n_simulations, f0=1.0))
-        return tau_table(knots, n_simulations)
-
 
 def make_space(
     name: str,
@@ -210,26 +230,24 @@ def make_space(
     tune_c: bool = False,
     c_bounds: tuple[float, float] | None = None,
 ) -> SearchSpace:
-    """The search space called ``name`` (``monotone``, ``softmax``, optionally ``+c``).
+    """The search space of the backup ``name`` (optionally ending in ``+c``).
 
     Args:
-        name: The space's name.
-        d: Segments of ``g`` (``d + 1`` knot heights).
-        bounds: Box of the heights; default the backup's (see :data:`DEFAULT_BOUNDS`).
+        name: A tunable backup's name (:func:`tunable_backups`), optionally with ``+c``.
+        d: Segments of ``g`` (``d + 1`` knot heights), for knot-parametrised backups.
+        bounds: Box of the parameters; default the backup's.
         tune_c: Also search ``c`` (implied by a name ending in ``+c``).
         c_bounds: Range of ``c``; default :data:`DEFAULT_C_BOUNDS`.
 
     Raises:
-        ValueError: For an unknown name or bad bounds (the message lists what is allowed).
+        ValueError: For an unknown or untunable name or bad bounds (the message lists what is
+            allowed).
     """
-    base = name.strip().lower()
+    base = name.strip()
     if base.endswith("+c"):
         base, tune_c = base[:-2], True
-    if base not in DEFAULT_BOUNDS:
-        raise ValueError(
-            f"unknown search space {name!r}; allowed: {', '.join(SPACE_NAMES)}, "
-            f"each optionally with '+c' (e.g. 'softmax+c')"
-        )
+    if base not in BACKUPS.names() and base.lower() in BACKUPS.names():
+        base = base.lower()
     return SearchSpace(
         backup=base,
         d=d,

@@ -6,10 +6,11 @@ In the study's output folder:
   (:mod:`agents.mcts.backups.params_io`), loadable as ``mcts:backup="monotone:FILE"``; its
   ``meta`` holds the budget, board, study, trial, winrate, posterior mean and sd and, when
   tuned, ``c``;
-* ``profile.png``: the weight function of the best trial (and, faintly, of the next best):
-  Monotone, the weight ``w(n)`` of the ``n``-th return relative to standard MCTS's
-  uniform weights, and the step size ``f(n)/F(n)`` against ``1/n``; Softmax, the
-  temperature ``τ(n)`` over the node's visit count;
+* ``profile.png``: what the best trial's parameters mean (and, faintly, the next best's),
+  drawn by the backup itself (:class:`agents.mcts.backups.tunable.Tunable`): Monotone, the
+  weight ``w(n)`` of the ``n``-th return relative to standard MCTS's uniform weights, and the
+  step size ``f(n)/F(n)`` against ``1/n``; Softmax, the temperature ``τ(n)`` over the node's
+  visit count; none when the backup draws nothing;
 * ``history.png``: every trial's winrate with its 95% Wilson interval, trials stopped early
   marked apart, the GP's posterior mean and sd at each trial, the recommended trial and
   the best raw winrate so far;
@@ -41,6 +42,7 @@ from optuna.trial import FrozenTrial, TrialState
 from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
+from agents.mcts.backups.tunable import Curve
 from tuning.noisy_gp import Posterior, Recommendation, posterior_at_trials
 from tuning.objective import SEED_VERIFY, derive_seed, origin_of
 from tuning.search_spaces import SearchSpace
@@ -147,8 +149,11 @@ def plot_profile(
     *,
     title: str = "",
     others: int = 4,
-) -> Path:
-    """Plot the weight function of ``trials[0]`` (bold) and of up to ``others`` more (faint).
+) -> Path | None:
+    """Plot what ``trials[0]`` (bold) and up to ``others`` more (faint) mean to the backup.
+
+    The backup draws its own profile (:meth:`agents.mcts.backups.tunable.Tunable.plot_profile`:
+    Monotone the weight of the n-th return and the update step, Softmax the temperature).
 
     Args:
         path: The PNG file.
@@ -157,53 +162,20 @@ def plot_profile(
         n_simulations: ``N`` (the knots span ``[0, N]``).
         title: Figure title.
         others: How many trials after the first to draw faintly.
+
+    Returns:
+        The file, or ``None`` when the backup draws no profile (no file is written).
     """
     plt = _pyplot()
-    n = np.arange(n_simulations + 1)
-    shown = trials[: 1 + others]
-    if space.backup == "monotone":
-        fig, (ax_w, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
-        for rank, trial in reversed(list(enumerate(shown))):
-            f = space.profile(trial.params, n_simulations)[1:]
-            weights = f / f.mean()  # standard MCTS: every return weighs 1
-            steps = f / np.cumsum(f)
-            style = _style(rank, trial)
-            ax_w.plot(n[1:], weights, **style)
-            ax_s.plot(n[1:], steps, **style)
-        ax_w.axhline(1.0, color="black", linestyle="--", linewidth=1, label="standard MCTS")
-        ax_s.plot(
-            n[1:],
-            1.0 / n[1:],
-            color="black",
-            linestyle="--",
-            linewidth=1,
-            label="standard MCTS (1/n)",
-        )
-        ax_w.set(
-            yscale="log",
-            xlabel="visit index n of the return",
-            ylabel="relative weight w(n) = f(n) / mean f",
-            title="Monotone MCTS: weight of the n-th return",
-        )
-        ax_s.set(
-            yscale="log",
-            xlabel="visit count n",
-            ylabel="step size f(n) / F(n)",
-            title="Monotone MCTS: update step",
-        )
-        axes = [ax_w, ax_s]
-    else:
-        fig, ax = plt.subplots(figsize=(6.5, 4.2))
-        for rank, trial in reversed(list(enumerate(shown))):
-            tau = space.profile(trial.params, n_simulations)
-            ax.plot(n[1:], np.maximum(tau[1:], 1e-12), **_style(rank, trial))
-        ax.set(
-            yscale="log",
-            xlabel="visit count n of the node",
-            ylabel="temperature τ(n)",
-            title="Softmax MCTS: τ(n) (τ → 0: mean, τ → ∞: max)",
-        )
-        axes = [ax]
+    tunable = space.tunable
+    curves = [
+        Curve(trial.params, _style(rank, trial)) for rank, trial in enumerate(trials[: 1 + others])
+    ]
+    fig = plt.figure(figsize=tunable.figure_size)
+    axes = tunable.plot_profile(fig, curves, d=space.d, n_simulations=n_simulations)
+    if not axes:
+        plt.close(fig)
+        return None
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
@@ -342,9 +314,9 @@ def verify_best(
         every: Games between two progress lines.
     """
     space = config.space
-    candidate = space.candidate(
-        config.agent, trial.params, backup=f"{space.backup}:{best_file.resolve()}"
-    )
+    # the candidate loads the file, as a user would, when the backup reads parameter files
+    loaded = f"{space.backup}:{best_file.resolve()}" if space.reads_params_file else None
+    candidate = space.candidate(config.agent, trial.params, backup=loaded)
     match = MatchConfig(
         agent_a=candidate,
         agent_b=config.baseline_spec,
@@ -489,11 +461,10 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
             "posterior_sd": float(post.sd[at[raw.number]]),
         }
         by_mean = sorted(post.trials, key=lambda t: -post.mean[at[t.number]])
-        report.profile_plot = str(
-            plot_profile(
-                out / "profile.png", config.space, by_mean, config.n_simulations, title=title
-            )
+        profile = plot_profile(
+            out / "profile.png", config.space, by_mean, config.n_simulations, title=title
         )
+        report.profile_plot = None if profile is None else str(profile)
         report.history_plot = str(
             plot_history(out / "history.png", study, title=title, posterior=post, pick=best)
         )

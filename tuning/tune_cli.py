@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
-from tuning.search_spaces import DEFAULT_D, SPACE_NAMES, make_space
+from tuning.search_spaces import DEFAULT_D, make_space
 
 __all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
 
@@ -29,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument(
         "space",
-        help=f"search space: {', '.join(SPACE_NAMES)}, optionally with "
-        "'+c' to tune the exploration constant too (e.g. softmax+c)",
+        help="search space: a backup that declares tunable parameters (monotone, softmax, or an "
+        "installed plugin's; `gomcts list` names them), optionally with '+c' to tune the "
+        "exploration constant too (e.g. softmax+c)",
     )
     study = parser.add_argument_group("search")
     study.add_argument(
@@ -45,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs=2,
         metavar=("LOW", "HIGH"),
         default=None,
-        help="box of every knot height (default [-10, 10] monotone, [-12, 2] softmax)",
+        help="box of every tuned parameter, for backups that let it be set (default the "
+        "backup's: [-10, 10] monotone, [-12, 2] softmax)",
     )
     study.add_argument(
         "--tune-c", action="store_true", help="also tune the exploration constant c (log scale)"
@@ -245,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     if progress is not None:
         progress(
             f"study {config.name}: {config.space.name} (d={config.space.d}, bounds "
-            f"{list(config.space.box)}), {config.trials} trials of {config.games} games, "
+            f"{config.space.box}), {config.trials} trials of {config.games} games, "
             f"{config.rules.size}x{config.rules.size}, candidate {config.agent} vs "
             f"{config.baseline_spec}; output in {config.out_dir}"
         )

@@ -1,4 +1,4 @@
-"""Conformance kit for backup-strategy plugins: subclass :class:`BackupContract` in a test.
+"""Conformance kits for plugins: subclass :class:`BackupContract` or :class:`EvaluatorContract`.
 
 Usage (pytest)::
 
@@ -18,6 +18,19 @@ elsewhere; values stay finite and in ``[-1, 1]``; the sign convention; determini
 do not depend on the tree's array growth; and a spec-string round trip of the parameters.
 Override ``backup_name`` when the strategy is not installed under an entry point yet, and set
 ``values_only_on_path = False`` for a strategy that legitimately rewrites values off the path.
+
+A leaf-evaluator plugin (:mod:`agents.mcts.evaluator_plugins`) is checked the same way::
+
+    from agents.mcts.testing import EvaluatorContract
+
+    class TestMyEvaluator(EvaluatorContract):
+        @pytest.fixture
+        def plugin(self):
+            return MyEvaluatorConfig(depth=2)
+
+:class:`EvaluatorContract` checks a frozen keyword-only dataclass passing the registry's check,
+a spec round trip when it is registered, priors and values of the documented shapes and ranges
+on real positions, seeded determinism, and a search of a few simulations that uses it.
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ from agents.mcts.backups.binding import bind_backup
 from agents.mcts.tree import Tree
 from agents.spec import config_from_params, format_spec, parse_spec
 
-__all__ = ["BackupContract", "random_path", "run_random_search"]
+__all__ = ["BackupContract", "EvaluatorContract", "leaf_batch", "random_path", "run_random_search"]
 
 
 def _terminal_outcome(node: int) -> float:
@@ -276,3 +289,114 @@ class BackupContract:
             bound.backup(tree, np.array([0]), leaf_value)
             assert tree.visits[0] == 1
             assert math.isfinite(tree.value[0]) and abs(tree.value[0]) <= 1.0
+
+
+# ---------------------------------------------------------------------- evaluators
+def leaf_batch(states: list[Any]) -> Any:
+    """A :class:`~agents.mcts.evaluators.LeafBatch` of ``states`` (leaves of ``states[0]``).
+
+    The states must share their rules; the move sequences are empty, so an evaluator that needs
+    a leaf's history sees the leaf's own state only through ``vectors``.
+    """
+    from agents.mcts.evaluators import LeafBatch
+
+    root = states[0]
+    vectors = np.stack([s.compiled().vector for s in states])
+    count = len(states)
+    return LeafBatch(
+        root, root.compiled(), vectors, np.zeros((count, 1), np.int64), np.zeros(count, np.int64)
+    )
+
+
+def _positions(size: int, count: int, seed: int) -> list[Any]:
+    """``count`` positions reached by a few random legal moves on a ``size`` board."""
+    from go_env.rules import Rules
+    from go_env.state import GoState
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for index in range(count):
+        state = GoState(Rules(size=size, komi=7.5))
+        for _ in range(2 * index):
+            moves = [m for m in state.legal_moves() if m != state.pass_move]
+            if not moves or state.is_over:
+                break
+            state.play(int(rng.choice(moves)))
+        out.append(state)
+    return out
+
+
+class EvaluatorContract:
+    """Protocol tests every leaf-evaluator plugin must pass; subclass and provide ``plugin``."""
+
+    board_size: ClassVar[int] = 5
+    """Board of the test positions (a network trained on one size sets it)."""
+
+    batch_size: ClassVar[int] = 4
+    """Leaves per evaluated batch."""
+
+    policy: ClassVar[str] = "uct"
+    """Tree policy of the search test (``"puct"`` for evaluators with priors)."""
+
+    @pytest.fixture
+    def plugin(self) -> Any:
+        """The evaluator plugin (its options) under test (override this fixture)."""
+        raise NotImplementedError("subclasses of EvaluatorContract must define a `plugin` fixture")
+
+    def test_is_frozen_keyword_only_dataclass(self, plugin: Any) -> None:
+        """A frozen dataclass with keyword-only options, passing the registry's check."""
+        from agents.mcts.evaluator_plugins import check_evaluator_class
+
+        cls = type(plugin)
+        check_evaluator_class(cls)
+        params = getattr(cls, "__dataclass_params__", None)
+        assert params is not None and params.frozen, f"{cls.__name__} must be frozen"
+        for field in dataclasses.fields(cls):
+            assert field.kw_only, f"{cls.__name__}.{field.name} must be keyword-only"
+
+    def test_spec_round_trip(self, plugin: Any) -> None:
+        """``build(spec_of(plugin)) == plugin`` when the class is registered."""
+        from agents.mcts.evaluator_plugins import EVALUATORS
+
+        if EVALUATORS.name_of(type(plugin)) is None:
+            pytest.skip(f"{type(plugin).__name__} is not registered in gomcts.evaluators")
+        spec = EVALUATORS.spec_of(plugin)
+        assert EVALUATORS.build(spec) == plugin, spec
+
+    def test_evaluates_priors_and_values(self, plugin: Any) -> None:
+        """Priors ``(B, N*N+1)``, finite and non-negative; values ``(B,)`` in ``[-1, 1]``."""
+        from agents.mcts.evaluators import Evaluator
+
+        evaluator = plugin.build(seed=1, score_scale=0.0)
+        assert isinstance(evaluator, Evaluator), f"build() returned {evaluator!r}"
+        assert isinstance(evaluator.uniform_priors, bool)
+        batch = leaf_batch(_positions(self.board_size, self.batch_size, seed=0))
+        priors, values = evaluator.evaluate(batch)
+        priors, values = np.asarray(priors), np.asarray(values)
+        actions = self.board_size * self.board_size + 1
+        assert priors.shape == (self.batch_size, actions)
+        assert values.shape == (self.batch_size,)
+        assert np.isfinite(priors).all() and (priors >= 0).all()
+        assert np.isfinite(values).all() and (np.abs(values) <= 1.0 + 1e-9).all()
+
+    def test_seeded_builds_agree(self, plugin: Any) -> None:
+        """Two evaluators built with the same seed give the same values on the same leaves."""
+        batch = leaf_batch(_positions(self.board_size, self.batch_size, seed=1))
+        a = np.array(plugin.build(seed=7).evaluate(batch)[1], dtype=np.float64)
+        b = np.array(plugin.build(seed=7).evaluate(batch)[1], dtype=np.float64)
+        assert np.array_equal(a, b)
+
+    def test_drives_a_search(self, plugin: Any) -> None:
+        """``mcts:evaluator=<plugin>`` searches: every simulation backed up, values finite."""
+        from agents.mcts.config import MCTSConfig
+        from agents.mcts.search import Search
+
+        config = MCTSConfig(sims=32, seed=3, policy=self.policy, evaluator=plugin, batch=2)
+        evaluator = config.make_evaluator()
+        search = Search(config, evaluator)
+        search.set_root(_positions(self.board_size, 1, seed=2)[0])
+        stats = search.run(sims=32)
+        tree = search.tree
+        assert tree is not None and stats.simulations == 32
+        assert int(tree.visits[0]) == 32
+        assert np.isfinite(tree.value[: tree.size]).all()

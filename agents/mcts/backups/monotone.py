@@ -31,6 +31,7 @@ from numba import njit
 
 from agents.mcts.backups._common import bound_copy, check_knots, check_simulations, require_bound
 from agents.mcts.backups.params_io import apply_params_file
+from agents.mcts.backups.tunable import MonotoneTunable, Tunable
 from agents.mcts.backups.weights import log_weight_table
 from agents.mcts.tree import Tree
 
@@ -113,6 +114,8 @@ class MonotoneBackup:
 
     n_stats: ClassVar[int] = 0
     __spec_positional__: ClassVar[str] = "file"
+    tunable: ClassVar[Tunable] = MonotoneTunable(bounds=(-10.0, 10.0))
+    """Tuned: the knot heights, each in (-10.0, 10.0) by default (``backups-spec.md`` §4)."""
 
     g: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     zero_based: bool = False

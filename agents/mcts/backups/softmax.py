@@ -38,6 +38,7 @@ from numba import njit
 from agents.mcts.backups._aggregate import MEAN, count_return, mix_own_evaluation
 from agents.mcts.backups._common import bound_copy, check_knots, check_simulations, require_bound
 from agents.mcts.backups.params_io import apply_params_file
+from agents.mcts.backups.tunable import SoftmaxTunable, Tunable
 from agents.mcts.backups.weights import TAU_MAX, tau_table
 from agents.mcts.tree import Tree
 
@@ -108,6 +109,8 @@ class SoftmaxBackup:
 
     n_stats: ClassVar[int] = 3
     __spec_positional__: ClassVar[str] = "file"
+    tunable: ClassVar[Tunable] = SoftmaxTunable(bounds=(-12.0, 2.0))
+    """Tuned: the knot heights, each in (-12.0, 2.0) by default (``backups-spec.md`` §4)."""
 
     g: tuple[float, ...] = (-6.0, -6.0, -6.0, -6.0, -6.0, -6.0)
     recursive: bool = True

@@ -7,6 +7,9 @@ ones. With ``window`` at least the number of visits it is the standard mean.
 
 The last returns of each node live in a ring buffer in ``tree.stats`` (``n_stats = 16`` columns,
 so ``window <= 16``): the k-th return goes to column ``(k - 1) % window``.
+
+The window is tunable (:class:`WindowTunable`): ``gomcts tune window_mean`` searches it in
+``[1, 16]`` on a log scale and draws the weight of a return by its age.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
+from agents.mcts.backups.tunable import Tunable, TunableParam
 from agents.mcts.tree import Tree
 
-__all__ = ["MAX_WINDOW", "WindowMeanBackup"]
+__all__ = ["MAX_WINDOW", "WindowMeanBackup", "WindowTunable"]
 
 MAX_WINDOW = 16
 
@@ -40,6 +44,29 @@ def _window_mean_backup(visits, value, stats, path, leaf_value, window):  # prag
         x = -x
 
 
+class WindowTunable(Tunable):
+    """``window`` in ``[1, MAX_WINDOW]``, log scale, rounded to an integer."""
+
+    def parameters(self, *, d, bounds):
+        return (TunableParam("window", 1.0, float(MAX_WINDOW), log=True, integer=True),)
+
+    def plot_profile(self, fig, curves, *, d, n_simulations):
+        """Weight of a node's return by its age (0: the latest), at ``N`` visits."""
+        ax = fig.subplots()
+        age = np.arange(min(n_simulations, 4 * MAX_WINDOW))
+        for curve in reversed(curves):
+            window = round(curve.point["window"])
+            ax.step(age, np.where(age < window, 1.0 / window, 0.0), where="post", **curve.style)
+        mean = np.full(age.shape, 1.0 / n_simulations)
+        ax.plot(age, mean, color="black", linestyle="--", linewidth=1, label="standard MCTS")
+        ax.set(
+            xlabel="age of the return (0: the latest)",
+            ylabel="weight in the node's value",
+            title="window_mean: weight of a return",
+        )
+        return [ax]
+
+
 @dataclass(frozen=True, kw_only=True)
 class WindowMeanBackup:
     """Mean of the last ``window`` returns through each node.
@@ -49,6 +76,7 @@ class WindowMeanBackup:
     """
 
     n_stats: ClassVar[int] = MAX_WINDOW
+    tunable: ClassVar[Tunable] = WindowTunable()
 
     window: int = 8
 

@@ -1,0 +1,50 @@
+"""The built-in leaf evaluators pass the plugin contract (agents.mcts.testing.EvaluatorContract)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.mcts.evaluator_plugins import EVALUATORS, MixEvaluatorConfig, RolloutEvaluatorConfig
+from agents.mcts.testing import EvaluatorContract
+
+
+class TestRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return RolloutEvaluatorConfig()
+
+
+class TestMixOfRollouts(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return MixEvaluatorConfig(value=RolloutEvaluatorConfig(), lam=0.25)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    from agents.nets.checkpoint import save_checkpoint
+    from agents.nets.model import NetConfig, PolicyValueNet
+
+    torch.manual_seed(5)
+    path = tmp_path_factory.mktemp("net") / "tiny.pt"
+    save_checkpoint(path, PolicyValueNet(NetConfig(size=5, blocks=1, filters=8, history=2)))
+    return str(path)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+class TestNet(EvaluatorContract):
+    policy = "puct"
+
+    @pytest.fixture
+    def plugin(self, tiny_model):
+        return EVALUATORS.build(f"net:{tiny_model},symmetry=average")
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+class TestMixOfNet(EvaluatorContract):
+    policy = "puct"
+
+    @pytest.fixture
+    def plugin(self, tiny_model):
+        return EVALUATORS.build(f'mix:value="net:{tiny_model}",lam=0.5')
