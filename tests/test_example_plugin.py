@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ import numpy as np
 import pytest
 
 from agents.mcts.backups import BACKUPS, make_backup
+from agents.mcts.evaluator_plugins import EVALUATORS
 from agents.mcts.testing import run_random_search
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backup-plugin"
@@ -62,6 +64,7 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     sys.path.insert(0, str(target))
     importlib.invalidate_caches()
     BACKUPS.refresh()
+    EVALUATORS.refresh()
     try:
         yield target
     finally:
@@ -69,6 +72,7 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         _forget_plugin_modules()
         importlib.invalidate_caches()
         BACKUPS.refresh()
+        EVALUATORS.refresh()
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +145,60 @@ def test_mcts_agent_plays_a_5x5_game_with_the_plugin(installed: str) -> None:
     result = play_game(black, white, rules)
     assert result.state.move_number > 0
     assert result.result  # a finished game with a result string ("B+3.5", "W+R"...)
+
+
+def test_its_evaluator_is_used_by_mcts_evaluator(plugin_path: Path) -> None:
+    from agents.game import play_game
+    from agents.registry import agent_config, agent_spec, make_agent
+    from go_env.rules import Rules
+
+    info = {i.name: i for i in EVALUATORS.infos()}["area_value"]
+    assert info.distribution.startswith(f"{DIST} ")
+    config = agent_config('mcts:sims=30,seed=2,evaluator="area_value:scale=3"')
+    assert type(config.evaluator).__module__ == "gomcts_backup_example.area_value"
+    assert agent_config(agent_spec(config)) == config
+    rules = Rules(size=5, komi=0.5, max_moves=40)
+    result = play_game(make_agent(config), make_agent("mcts:sims=30,seed=3"), rules)
+    assert result.state.move_number > 0 and result.result
+
+
+def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path) -> None:
+    """``gomcts tune window_mean``: the space comes from the plugin, through its entry point."""
+    pytest.importorskip("optuna")
+    from go_env.rules import Rules
+    from tuning.search_spaces import make_space, tunable_backups
+    from tuning.study import StudyConfig, load_study
+
+    assert "window_mean" in tunable_backups()
+    space = make_space("window_mean")
+    assert space.param_names == ["window"] and space.box is None
+    with pytest.raises(ValueError, match="takes no bounds"):
+        make_space("window_mean", bounds=(1.0, 3.0))
+    config = StudyConfig(
+        space=space,
+        agent="mcts:sims=8",
+        rules=Rules(size=5, komi=0.5),
+        games=2,
+        batch=2,
+        trials=3,
+        startup_trials=3,
+        sampler="random",
+        seed=5,
+        out=tmp_path,
+        verify_games=2,
+        verify_workers=1,
+        heartbeat_interval=None,
+    )
+    from tuning.study import run_study
+
+    report = run_study(config, progress=None)
+    trials = load_study(config).trials
+    assert len(trials) == 3
+    for trial in trials:
+        assert 1.0 <= trial.params["window"] <= 16.0
+        window = round(trial.params["window"])
+        assert trial.user_attrs["candidate"] == f'mcts:sims=8,backup="window_mean:window={window}"'
+    best = json.loads(Path(report.best_file).read_text())
+    assert best["backup"] == "window_mean" and isinstance(best["params"]["window"], int)
+    assert Path(report.profile_plot).stat().st_size > 10_000
+    assert report.verification["games"] == 2
