@@ -100,10 +100,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
     registries: list[tuple[str, Registry]] = [("agents", AGENTS)]
     try:
         from agents.mcts.backups import BACKUPS
+        from agents.mcts.evaluator_plugins import EVALUATORS
     except ImportError:  # pragma: no cover - the MCTS package is part of this distribution
         pass
     else:
-        registries.append(("backups", BACKUPS))
+        registries += [("backups", BACKUPS), ("leaf evaluators", EVALUATORS)]
     for title, registry in registries:
         print(f"{title} (entry-point group {registry.group}):")
         for info in registry.infos():
@@ -126,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each move")
     play.set_defaults(func=_cmd_play)
 
-    listing = sub.add_parser("list", help="list installed agents and backup strategies")
+    listing = sub.add_parser(
+        "list", help="list installed agents, backup strategies and leaf evaluators"
+    )
     listing.set_defaults(func=_cmd_list)
 
     for ep in entry_points(group="gomcts.commands"):

@@ -17,6 +17,7 @@ which is the same as ``tune_c=True``.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from optuna.distributions import FloatDistribution
 
 from agents.mcts.backups import BACKUPS
 from agents.mcts.backups.tunable import Tunable, TunableParam, tunable_of
-from agents.plugins import PluginError
+from agents.plugins import PluginError, PluginNotFoundError
 from agents.registry import agent_config, agent_spec
 
 __all__ = [
@@ -62,9 +63,13 @@ def _tunable(name: str) -> Tunable:
     try:
         cls = BACKUPS.get(name)
     except PluginError as exc:
+        tunables = tunable_backups()
+        close = difflib.get_close_matches(name, tunables, n=2, cutoff=0.5)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        broken = "" if isinstance(exc, PluginNotFoundError) else f" ({exc})"
         raise ValueError(
-            f"unknown search space {name!r}; allowed: {', '.join(tunable_backups())}, "
-            f"each optionally with '+c' (e.g. 'softmax+c') ({exc})"
+            f"unknown search space {name!r}; allowed: {', '.join(tunables)}, "
+            f"each optionally with '+c' (e.g. 'softmax+c').{hint}{broken}"
         ) from None
     tunable = tunable_of(cls)
     if tunable is None:

@@ -30,8 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "space",
         help="search space: a backup that declares tunable parameters (monotone, softmax, or an "
-        "installed plugin's; `gomcts list` names them), optionally with '+c' to tune the "
-        "exploration constant too (e.g. softmax+c)",
+        "installed plugin's that declares them; an unknown name lists them), optionally with "
+        "'+c' to tune the exploration constant too (e.g. softmax+c)",
     )
     study = parser.add_argument_group("search")
     study.add_argument(

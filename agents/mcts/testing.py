@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pytest
@@ -335,7 +335,7 @@ class EvaluatorContract:
     batch_size: ClassVar[int] = 4
     """Leaves per evaluated batch."""
 
-    policy: ClassVar[str] = "uct"
+    policy: ClassVar[Literal["uct", "puct"]] = "uct"
     """Tree policy of the search test (``"puct"`` for evaluators with priors)."""
 
     @pytest.fixture

@@ -9,8 +9,10 @@ alone: the model shipped with the package). Options follow the path inside quote
 Boke Go's lambda is 1/2, ``backups-spec.md`` section 14); ``lam=0`` (default) is the value
 network alone, as in [LL20].
 
-This module is imported by :class:`~agents.mcts.config.MCTSConfig` to validate specs, so it
-must not import torch; :meth:`NetEvaluatorConfig.build` does, when an evaluator is built.
+:class:`NetEvaluatorConfig` is the ``net`` plugin of the entry-point group
+``gomcts.evaluators`` (:mod:`agents.mcts.evaluator_plugins`): the registry imports this module
+to read a spec, so it must not import torch; :meth:`NetEvaluatorConfig.build` does, when an
+evaluator is built. ``mix:value=net,lam=...`` mixes rollouts in the same way as ``lam``.
 """
 
 from __future__ import annotations
