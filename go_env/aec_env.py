@@ -504,6 +504,13 @@ class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
                 illegal._prev_info = None
                 raw.step(action)
                 return
+        if action is not None and not _is_index(action):
+            # The wrappers below index the action mask with the action: a bool (or a float,
+            # an array) would fail there with numpy's "truth value ... is ambiguous".
+            raise TypeError(
+                f"action of {raw.agent_selection} must be an int from 0 to {raw._pass} "
+                f"({raw._pass} = pass) or None, got {action!r}"
+            )
         super().step(action)
 
     def observe(self, agent: str) -> Any:
@@ -532,6 +539,17 @@ class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
             raw.truncations[agent],
             raw.infos[agent],
         )
+
+
+def _is_index(action: object) -> bool:
+    """Whether ``action`` is an integer (a Python or numpy int, not a bool)."""
+    if isinstance(action, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 def env(
