@@ -282,8 +282,9 @@ def _is_number(value: object) -> bool:
 
 def _check_int(name: str, value: object, low: int, high: int, extra: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        big = isinstance(value, int) and value.bit_length() > 128  # str() fails past 4300 digits
-        shown = f"an int of {value.bit_length()} bits" if big else repr(value)  # type: ignore[union-attr]
+        shown = repr(value)
+        if isinstance(value, int) and value.bit_length() > 128:  # str() fails past 4300 digits
+            shown = f"an int of {value.bit_length()} bits"
         also = f" {extra}" if extra else ""
         raise ValueError(f"{name} must be an int in [{low}, {high}]{also}, got {shown}")
 
