@@ -77,6 +77,7 @@ import numpy as np
 from agents.base import Agent
 from agents.game import play_game
 from agents.gtp.scoring import result_string, score_without
+from agents.lifetime import die_with_parent
 from agents.registry import agent_config, make_agent
 from go_env.rules import Rules
 from go_env.sgf import record_from_state, save_sgf
@@ -351,8 +352,10 @@ def _play(config: MatchConfig, index: int, players: _Players) -> GameOutcome:
 _WORKER_PLAYERS: _Players | None = None
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int | None = None) -> None:
     global _WORKER_PLAYERS
+    if parent is not None:
+        die_with_parent(parent)  # a killed arena takes its workers along
     _WORKER_PLAYERS = _Players()
     Finalize(None, _WORKER_PLAYERS.close, exitpriority=10)
 
@@ -446,7 +449,10 @@ def iter_games(
         return
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
-        min(workers, len(todo)), mp_context=context, initializer=_init_worker
+        min(workers, len(todo)),
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(os.getpid(),),
     ) as pool:
         running: dict[Future[GameOutcome], int] = {
             pool.submit(_worker_game, config, i): i for i in todo
