@@ -587,6 +587,7 @@ class StateAccess:
         self._env = env
 
     def __call__(self) -> np.ndarray:
+        """The global state (:meth:`GoEnv.global_state`)."""
         return self._env.global_state()
 
     def __getattr__(self, name: str) -> Any:
