@@ -116,7 +116,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self.render_mode = render_mode
         size = self.rules.size
         self._pass = size * size
-        self.observation_space = spaces.Dict(
+        self.observation_space = spaces.Dict(  # type: ignore[assignment]
             {
                 "observation": spaces.Box(
                     0, 1, (size, size, num_planes(history)), dtype=PLANE_DTYPE
@@ -124,7 +124,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                 "action_mask": spaces.Box(0, 1, (size * size + 1,), dtype=np.int8),
             }
         )
-        self.action_space = spaces.Discrete(size * size + 1)
+        self.action_space = spaces.Discrete(size * size + 1)  # type: ignore[assignment]
         self._state = GoState(self.rules)
         self.colour = Color.BLACK
 
@@ -224,7 +224,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         reward = self._reward() if state.is_over else 0.0
         return self._observation(), reward, terminated, truncated, self._info(illegal=False)
 
-    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:
         """The board as text (``"ansi"``) or an image (``"rgb_array"``)."""
         if self.render_mode == "ansi":
             return render_ansi(self._state)

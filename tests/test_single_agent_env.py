@@ -88,9 +88,9 @@ def test_random_colour_draws_both_and_repeats_with_the_seed() -> None:
 def test_win_loss_rewards_and_the_end_of_the_game() -> None:
     env = GoVsOpponentEnv(_passer, colour="black", board_size=5, komi=0.5)
     env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step(12)  # the opponent passes
+    _, reward, terminated, _, _ = env.step(12)  # the opponent passes
     assert reward == 0 and not terminated
-    obs, reward, terminated, truncated, info = env.step(25)  # two passes: Black owns it all
+    _, reward, terminated, truncated, info = env.step(25)  # two passes: Black owns it all
     assert terminated and not truncated and reward == 1.0 and info["result"] == "B+24.5"
     assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="call reset"):
