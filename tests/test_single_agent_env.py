@@ -132,3 +132,24 @@ def test_spec_opponents_are_reseeded_so_seeded_episodes_repeat() -> None:
     assert opponent.name == "mcts"
     opponent.reseed(3)
     assert opponent.agent.config.seed == 3  # type: ignore[attr-defined]
+
+
+def test_the_training_example_runs_and_reports_winrates() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / "masked_policy_vs_random.py"),
+            "--steps", "200", "--eval-every", "100", "--eval-games", "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=True,
+    )  # fmt: skip
+    rows = [line.split() for line in proc.stdout.splitlines()[1:-1]]
+    assert [int(row[0]) >= 100 * i for i, row in enumerate(rows)] == [True] * len(rows)
+    assert all(0.0 <= float(row[2]) <= 1.0 for row in rows) and len(rows) >= 3
