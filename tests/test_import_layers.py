@@ -5,7 +5,8 @@ imported) and every ``import`` statement is read, at module level and inside fun
 classes and ``try`` blocks alike. The layers (README.md, "Layout") are checked on all of them:
 
 * ``go_env`` imports neither ``agents`` nor ``tuning``; ``agents`` does not import ``tuning``;
-* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler); ``optuna`` only under ``tuning``.
+* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler of the
+  studies); ``optuna`` only under ``tuning``.
 
 Cycles are checked on the imports that run (those under ``if TYPE_CHECKING:`` do not): the
 strongly connected components of the module graph must be exactly :data:`KNOWN_CYCLES`, so a
