@@ -281,3 +281,17 @@ def test_progress_lines_estimate_the_time_left() -> None:
     assert lines[-1].endswith("about 58 min left")
     progress.done = 0
     assert "about 1 h 40 min left" in progress.line("aa", 2, 10)
+
+
+def test_a_hand_started_match_with_other_settings_is_refused_by_the_arena(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write_plan(tmp_path, MATCHES, games=2)
+    plan = load_plan(path)
+    command = shlex.split(arena_command(plan, plan.row("aa"), workers=1))  # type: ignore[arg-type]
+    command[command.index("--seed") + 1] = "2"  # not the plan's seed
+    assert main([*command[1:], "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", str(path), "--workers", "1", "--only", "aa"]) == 2
+    assert "seed" in capsys.readouterr().err
