@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
-from agents.mcts.config import MCTSConfig
 from agents.mcts.evaluators import Evaluator
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from go_env.state import Color, GoState
+
+if TYPE_CHECKING:
+    from agents.mcts.config import MCTSConfig
 
 __all__ = ["MCTSAgent", "Resignation", "choose_move"]
 
@@ -145,9 +147,11 @@ class MCTSAgent:
     def __init__(
         self, config: MCTSConfig | None = None, *, evaluator: Evaluator | None = None
     ) -> None:
-        self.config = config or MCTSConfig()
+        if config is None:  # the agent module does not import its config module (no cycle)
+            config = _default_config()
+        self.config = config
         self.name = self.config.name
-        self.search = Search(self.config, evaluator)
+        self.search = Search(self.config.search_params(), evaluator)
         self._rng = np.random.default_rng(
             np.random.SeedSequence(self.config.seed).spawn(1)[0]
             if self.config.seed is not None
@@ -202,3 +206,14 @@ class MCTSAgent:
     def close(self) -> None:
         """Drop the tree."""
         self.reset()
+
+
+def _default_config() -> MCTSConfig:
+    """``MCTSConfig()`` for ``MCTSAgent(None)``.
+
+    ``agents.mcts.config`` imports this module (``MCTSConfig.build``), so the default config
+    is imported only when it is asked for; pass a config to avoid it.
+    """
+    from agents.mcts.config import MCTSConfig
+
+    return MCTSConfig()
