@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, SPACE_NAMES, make_space
 
 __all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
@@ -63,6 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=20,
         help="COMPLETE trials the study should reach, over all workers "
         "(default 20; 0: only write the outputs)",
+    )
+    study.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        default=DEFAULT_SAMPLER,
+        help="botorch: a GP told each trial's binomial noise, noisy EI (default); gp: "
+        "Optuna's GPSampler; tpe; random",
     )
     study.add_argument(
         "--startup-trials",
@@ -200,6 +208,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "prune_z": PRUNE_Z if args.prune_z is None else args.prune_z,
         "prune_min_games": args.prune_min_games,
         "trials": args.trials,
+        "sampler": args.sampler,
         "startup_trials": args.startup_trials,
         "seed": args.seed,
         "opening_moves": args.opening_moves,

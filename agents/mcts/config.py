@@ -36,7 +36,7 @@ DEFAULT_C = {"uct": 0.5, "puct": 0.5}
 
 PUCT: 0.5, [LL20] section 11 (with network priors). With the shipped network ``c=1.5`` is
 stronger: 172 of 200 against GNU Go level 10 on new openings, where 0.5 scored 160 of 200
-(``docs/strength.md``, "A wider PUCT search"), so pass ``c=1.5`` for strength; the default stays
+(``docs/strength.md``, run ``net3-c15-seed2028``), so pass ``c=1.5`` for strength; the default stays
 the paper's, so that a spec without ``c`` reproduces it.
 
 UCT: 0.5, with values in ``[-1, 1]`` and random rollouts, from paired games on 9x9 (komi 7.5) at
