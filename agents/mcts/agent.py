@@ -136,7 +136,9 @@ class MCTSAgent:
     """Plays the move found by a Monte-Carlo tree search (see :class:`MCTSConfig`).
 
     Args:
-        config: The configuration (defaults: :class:`MCTSConfig()`).
+        config: The configuration (:class:`~agents.mcts.config.MCTSConfig`; the agent module
+            does not import it, so that the config can build agents without an import cycle:
+            ``MCTSConfig().build()`` or ``make_agent("mcts")`` builds the default agent).
         evaluator: Leaf evaluator (e.g. a network, or a
             :class:`~agents.mcts.evaluators.MixedEvaluator`); ``None``: random rollouts.
 
@@ -144,11 +146,12 @@ class MCTSAgent:
         last_stats: The statistics of the last search (``None`` before the first move).
     """
 
-    def __init__(
-        self, config: MCTSConfig | None = None, *, evaluator: Evaluator | None = None
-    ) -> None:
-        if config is None:  # the agent module does not import its config module (no cycle)
-            config = _default_config()
+    def __init__(self, config: MCTSConfig, *, evaluator: Evaluator | None = None) -> None:
+        if config is None:
+            raise TypeError(
+                "MCTSAgent needs its MCTSConfig: MCTSConfig().build() (or "
+                "make_agent('mcts')) builds the default agent"
+            )
         self.config = config
         self.name = self.config.name
         self.search = Search(self.config.search_params(), evaluator)
@@ -206,14 +209,3 @@ class MCTSAgent:
     def close(self) -> None:
         """Drop the tree."""
         self.reset()
-
-
-def _default_config() -> MCTSConfig:
-    """``MCTSConfig()`` for ``MCTSAgent(None)``.
-
-    ``agents.mcts.config`` imports this module (``MCTSConfig.build``), so the default config
-    is imported only when it is asked for; pass a config to avoid it.
-    """
-    from agents.mcts.config import MCTSConfig
-
-    return MCTSConfig()
