@@ -43,9 +43,6 @@ CONFINED: dict[str, tuple[str, ...]] = {
 # the set of modules of one strongly connected component of the import graph. The test below
 # fails when one of them is gone, so that this list is emptied as they are fixed.
 KNOWN_CYCLES: list[frozenset[str]] = [
-    # MCTSConfig.make imports MCTSAgent, which imports MCTSConfig (the agent and the search
-    # take the whole config); removed by the search rework (resolved parameters).
-    frozenset({"agents.mcts.agent", "agents.mcts.config"}),
     # The backups package imports its factory, which looks the BACKUPS registry up in the
     # package; removed by the plugin-registry rework (one registry operation builds a spec).
     frozenset({"agents.mcts.backups", "agents.mcts.backups.factory"}),

@@ -82,7 +82,7 @@ def go_sims_per_second(sims: int = 1000, repeats: int = 3) -> float:
     from agents.mcts.search import Search
     from go_env import GoState, Rules
 
-    search = Search(MCTSConfig(sims=sims, c=1.0), seed=0)
+    search = Search(MCTSConfig(sims=sims, c=1.0).search_params(), seed=0)
     state = GoState(Rules(size=9, komi=7.5))
     search.set_root(state)
     search.run(sims=10)  # compile
