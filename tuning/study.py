@@ -73,6 +73,7 @@ from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
 from tuning.samplers import make_sampler as _named_sampler
 from tuning.search_spaces import SearchSpace
 from tuning.storage import hide_password, open_storage, storage_url
+from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
@@ -135,6 +136,8 @@ class StudyConfig:
         max_retry: Retries of one interrupted trial.
         verify_games: Games of the verification match of the best parameters (0: none).
         verify_workers: Arena processes of the verification match (default: all cores).
+        traps: Optimise the winning-move rate on trap trees instead of arena games
+            (:mod:`tuning.trap_objective`, ``docs/traps.md``); ``None``: arena games.
 
     Raises:
         ValueError: For a setting out of range (the message says what is allowed).
@@ -164,6 +167,7 @@ class StudyConfig:
     max_retry: int = 3
     verify_games: int = 400
     verify_workers: int | None = None
+    traps: TrapObjectiveConfig | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -207,6 +211,8 @@ class StudyConfig:
     @property
     def n_simulations(self) -> int:
         """``N``, the simulations per move of the tuned agent (the knots span ``[0, N]``)."""
+        if self.traps is not None:
+            return self.traps.sims
         return int(agent_config(self.agent).sims)
 
     @property
@@ -221,6 +227,8 @@ class StudyConfig:
         """The study's name in its storage."""
         if self.study_name:
             return self.study_name
+        if self.traps is not None:
+            return f"{self.space.name}-traps-n{self.n_simulations}"
         size = self.rules.size
         return f"{self.space.name}-{size}x{size}-n{self.n_simulations}"
 
@@ -263,6 +271,7 @@ class StudyConfig:
             "startup_trials": self.startup_trials,
             "seed": self.seed,
             "opening_moves": self.opening_moves,
+            **({"traps": self.traps.identity()} if self.traps is not None else {}),
         }
 
     def load_study(self, progress: Progress | None = None) -> optuna.Study:
@@ -413,15 +422,19 @@ def optimize(
     """
     say = progress or (lambda _: None)
     study = load_study(config, progress)
-    objective = Objective(config.objective_config(), progress)
+    objective: Callable[[optuna.Trial], float] = (
+        Objective(config.objective_config(), progress)
+        if config.traps is None
+        else TrapObjective(config.space, config.traps, config.seed, progress)
+    )
 
     def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
         if trial.state == TrialState.COMPLETE:
-            games = trial.user_attrs.get("games", "?")
+            games = f"{trial.user_attrs.get('games', '?')} {trial.user_attrs.get('unit', 'games')}"
             early = " (stopped early: clear loser)" if trial.user_attrs.get("stopped_early") else ""
             say(
                 f"[{config.space.name}] trial {trial.number} done: winrate {trial.value:.3f} "
-                f"over {games} games{early} | {describe_best(study)}"
+                f"over {games}{early} | {describe_best(study)}"
             )
 
     waited = False
