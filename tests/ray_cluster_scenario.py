@@ -53,6 +53,41 @@ def match_config():
     )
 
 
+def study_config(out: Path, ray: str | None, jobs: int = 2):
+    """A tiny study: ``jobs`` tuning drivers on one storage, three trials of four games."""
+    from go_env.rules import Rules
+    from tuning.search_spaces import make_space
+    from tuning.study import StudyConfig
+
+    return StudyConfig(
+        space=make_space("monotone", d=2),
+        agent="mcts:sims=8",
+        rules=Rules(size=5, komi=0.5),
+        games=4,
+        batch=2,
+        trials=3,
+        startup_trials=5,
+        seed=11,
+        out=out,
+        jobs=jobs,
+        workers=None if ray else 1,
+        verify_games=0,
+        heartbeat_interval=None,
+        ray=ray,
+    )
+
+
+def study_record(config) -> dict:
+    """Trial number -> (params, value, games)."""
+    from tuning.study import load_study
+
+    trials = {
+        str(t.number): [t.params, t.value, t.user_attrs.get("games")]
+        for t in load_study(config).trials
+    }
+    return {"trials": trials}
+
+
 def game_record(game) -> dict:
     """A game as the results file holds it, without the timing fields."""
     import dataclasses
@@ -207,6 +242,14 @@ def main(out: Path) -> int:
         report["resumed"] = resumed
         again = results.read_text().splitlines()
         report["resumed_file_indices"] = [json.loads(line)["index"] for line in again[1:]]
+        # A study on the cluster: two tuning drivers, trials and verification on Ray.
+        from tuning.study import run_study
+
+        study = study_config(Path(temp) / "study", ADDRESS)
+        start = time.time()
+        run_study(study, progress=None, outputs=False)
+        report["study_s"] = time.time() - start
+        report["study"] = study_record(study)
         report["nodes_alive_after"] = sum(1 for n in ray.nodes() if n["Alive"])
         report["total_s"] = time.time() - report["started"]
         ray.shutdown()

@@ -94,6 +94,15 @@ def test_match_on_two_nodes_survives_a_dead_node(tmp_path):
     assert sorted(report["resumed_file_indices"]) == list(range(games))
     assert report["resumed_file_indices"][:4] == report["file_indices"][:4]
 
+    # A study whose two drivers played their trials on the cluster: the same trials as one
+    # driver playing them on this machine.
+    from tuning.study import run_study
+
+    study = scenario.study_config(tmp_path / "study", None, jobs=1)
+    run_study(study, progress=None, outputs=False)
+    assert len(report["study"]["trials"]) == 3
+    assert report["study"] == scenario.study_record(study)
+
 
 def test_missing_ray_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
@@ -117,6 +126,23 @@ def test_arena_cli_without_ray_says_how_to_install_it(monkeypatch, tmp_path, cap
         not (out / "results.jsonl").exists()
         or len((out / "results.jsonl").read_text().splitlines()) <= 1
     )
+
+
+def test_tune_cli_ray_option(monkeypatch, tmp_path, capsys):
+    from agents.cli import build_parser, main
+    from tuning.tune_cli import config_from_args
+
+    def config(*args: str):
+        return config_from_args(build_parser().parse_args(["tune", "monotone", *args]))
+
+    assert (config().ray, config().workers) == (None, 1)
+    assert (config("--ray").ray, config("--ray").workers) == ("auto", None)
+    assert config("--ray", "10.0.0.1:6379", "--workers", "8").ray == "10.0.0.1:6379"
+    assert config("--ray", "local", "--workers", "8").workers == 8
+    monkeypatch.setitem(sys.modules, "ray", None)
+    status = main(["tune", "monotone", "--ray", "--out", str(tmp_path / "t")])
+    assert status == 2
+    assert 'pip install "gomcts[cluster]"' in capsys.readouterr().err
 
 
 def test_resumed_match_needs_no_cluster(tmp_path, monkeypatch):
