@@ -128,7 +128,9 @@ class StudyConfig:
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
         storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
-        workers: Arena processes per trial (1: games run in the job's own process).
+        workers: Arena processes per trial (1: games run in the job's own process); with
+            ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
+            the cluster's CPUs with ``ray``.
         jobs: Worker processes that run trials in parallel on this machine.
         heartbeat_interval: Seconds between heartbeats of a running trial (database storages).
         grace_period: Seconds of silence after which a running trial is stale (default
@@ -138,6 +140,9 @@ class StudyConfig:
         verify_workers: Arena processes of the verification match (default: all cores).
         traps: Optimise the winning-move rate on trap trees instead of arena games
             (:mod:`tuning.trap_objective`, ``docs/traps.md``); ``None``: arena games.
+        ray: Play the games (trials and verification) as tasks on this Ray cluster
+            (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
+            docs/cluster.md) instead of local processes. Results do not depend on it.
 
     Raises:
         ValueError: For a setting out of range (the message says what is allowed).
@@ -160,7 +165,7 @@ class StudyConfig:
     study_name: str | None = None
     storage: str | None = None
     out: Path | str = Path("runs/tune")
-    workers: int = 1
+    workers: int | None = 1
     jobs: int = 1
     heartbeat_interval: int | None = 30
     grace_period: int | None = None
@@ -168,6 +173,7 @@ class StudyConfig:
     verify_games: int = 400
     verify_workers: int | None = None
     traps: TrapObjectiveConfig | None = None
+    ray: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -185,7 +191,13 @@ class StudyConfig:
             raise ValueError(f"unknown sampler {self.sampler!r}; allowed: {', '.join(SAMPLERS)}")
         _int("seed", self.seed, 0)
         _int("opening_moves", self.opening_moves, 0)
-        _int("workers", self.workers, 1)
+        if self.workers is not None:
+            _int("workers", self.workers, 1)
+        if self.ray is not None and (not isinstance(self.ray, str) or not self.ray.strip()):
+            raise ValueError(
+                "ray must be None or a Ray address ('auto', 'local', 'HOST:PORT', "
+                f"'ray://HOST:PORT'), got {self.ray!r}"
+            )
         _int("jobs", self.jobs, 1)
         _int("max_retry", self.max_retry, 0)
         _int("verify_games", self.verify_games, 0)
@@ -297,6 +309,7 @@ class StudyConfig:
             games_dir=self.games_dir,
             workers=self.workers,
             max_retry=self.max_retry,
+            ray=self.ray,
         )
         config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
         return config

@@ -177,8 +177,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--workers",
         type=int,
-        default=1,
-        help="arena processes per trial (default 1: games run in the job itself)",
+        default=None,
+        help="arena processes per trial (default 1: games run in the job itself); with "
+        "--ray, games of a trial in flight on the cluster (default: all its CPUs)",
+    )
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games of trials and of the verification on a Ray cluster: the one "
+        "this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
+        'ray://HOST:10001, or local. Needs pip install "gomcts[cluster]"; see docs/cluster.md',
     )
     run.add_argument(
         "--heartbeat",
@@ -247,13 +258,14 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "opening_moves": args.opening_moves,
         "study_name": args.study_name,
         "storage": args.storage,
-        "workers": args.workers,
+        "workers": args.workers if args.workers is not None or args.ray else 1,
         "jobs": args.jobs,
         "heartbeat_interval": args.heartbeat or None,
         "grace_period": args.grace,
         "max_retry": args.max_retry,
         "verify_games": args.verify_games,
         "verify_workers": args.verify_workers,
+        "ray": args.ray,
     }
     if args.objective == "traps":
         from agents.traps.cli import trees_from_args
@@ -287,6 +299,14 @@ def run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     verification = None
+    if config.ray is not None:  # say it now, not in the first trial
+        from agents.matches.ray_pool import ClusterError, import_ray
+
+        try:
+            import_ray()
+        except ClusterError as exc:
+            print(f"gomcts tune: error: {exc}", file=sys.stderr)
+            return 2
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     import optuna
