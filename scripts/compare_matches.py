@@ -3,12 +3,12 @@ r"""Compare two arena matches game by game: same openings, same opponent, two ag
     python scripts/compare_matches.py FIRST/results.jsonl SECOND/results.jsonl
 
 Both matches must have been played with the same ``--seed`` and rules against the same agent B
-(``tuning.paired``). Prints how many games both agents won, each won alone and both lost, and
-the two-sided sign test on the games they scored differently. Example, the second and third
-networks of ``docs/strength.md``::
+(``agents.matches.paired``). Prints how many games both agents won, each won alone and both
+lost, and the two-sided sign test on the games they scored differently. Example, the second
+and third networks of ``docs/strength.md``::
 
-    python scripts/compare_matches.py docs/strength-net3-3200-reuse/results.jsonl \
-        docs/strength-net2-3200-reuse/results.jsonl
+    python scripts/compare_matches.py docs/results/strength/net3-3200-reuse/results.jsonl \
+        docs/results/strength/net2-3200-reuse/results.jsonl
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from tuning.paired import compare_matches
-from tuning.results import ResultsError
+from agents.matches.paired import compare_matches
+from agents.matches.results import ResultsError
 
 
 def main(argv: list[str] | None = None) -> int:

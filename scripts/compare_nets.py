@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from agents.nets.supervised import held_out_losses
 from agents.nets.threads import use_threads
+from agents.nets.training.supervised import held_out_losses
 
 
 def main(argv: list[str] | None = None) -> None:

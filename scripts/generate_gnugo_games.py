@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from agents.nets.gnugo_games import GnuGoGames, generate_games
+from agents.nets.training.gnugo_games import GnuGoGames, generate_games
 from go_env.rules import Rules
 
 

@@ -1,15 +1,15 @@
 """Where were an arena match's games decided? The position when agent B first passed.
 
-For every game of a results file (``tuning.arena``), the moves are replayed up to the first
+For every game of a results file (``agents.matches.arena``), the moves are replayed up to the first
 pass of agent B (the opponent, e.g. GNU Go, which passes once it considers the game over). At
 that point the script counts A's margin twice: as the board stands (Tromp-Taylor) and after
-removing the stones that playout ownership judges dead (``agents.gtp.scoring``). The table
+removing the stones that playout ownership judges dead (``go_env.dead_stones``). The table
 crosses both with the game's result, which shows whether A lost games it was winning when B
 passed, or games that were already lost by then.
 
 Example (the matches of ``docs/strength.md``)::
 
-    python scripts/pass_analysis.py docs/strength-net/results.jsonl
+    python scripts/pass_analysis.py docs/results/strength/net1-800/results.jsonl
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from agents.gtp.scoring import estimate_dead, score_without
+from agents.matches.results import GameOutcome, read_results
+from go_env.dead_stones import estimate_dead, score_without
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.results import GameOutcome, read_results
 
 
 def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | None]]:

@@ -17,10 +17,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from agents.matches.results import GameOutcome, ResultsError, read_results
 from go_env.coords import to_gtp
 from go_env.rules import Rules
 from go_env.state import GoState
-from tuning.results import GameOutcome, ResultsError, read_results
 
 
 def superko_turns(rules: Rules, games: dict[int, GameOutcome]) -> list[tuple[int, int, list[int]]]:

@@ -17,17 +17,17 @@ from typing import Any, ClassVar
 import pytest
 
 from agents.base import Resignation
-from agents.gtp.scoring import score_without
+from agents.matches.arena import ArenaError, MatchConfig, iter_games, run_match
+from agents.matches.openings import load_book, random_opening
+from agents.matches.plots import plot_running_score, running_score, running_score_figure, wrap_title
+from agents.matches.results import ResultsError, ResultsFile
+from agents.matches.stats import SprtConfig, wilson_interval
+from agents.matches.stats import sprt as run_sprt
 from agents.registry import AGENTS
+from go_env.dead_stones import score_without
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, state_from_record
 from go_env.state import Color, GoState
-from tuning.arena import ArenaError, MatchConfig, iter_games, run_match
-from tuning.openings import load_book, random_opening
-from tuning.plots import plot_running_score, running_score, running_score_figure, wrap_title
-from tuning.results import ResultsError, ResultsFile
-from tuning.stats import SprtConfig, wilson_interval
-from tuning.stats import sprt as run_sprt
 
 ROOT = Path(__file__).resolve().parents[1]
 

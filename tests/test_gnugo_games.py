@@ -19,11 +19,11 @@ from gnugo_support import gnugo_path  # noqa: F401  (fixture)
 
 from agents.game import play_game
 from agents.gtp.client_agent import GtpAgent, GtpConfig
-from agents.gtp.scoring import result_string, score_without
+from agents.matches.arena import MatchConfig, run_match
+from go_env.dead_stones import result_string, score_without
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, parse_sgf
 from go_env.state import Color
-from tuning.arena import MatchConfig, run_match
 
 pytestmark = pytest.mark.gnugo
 

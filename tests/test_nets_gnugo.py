@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from gnugo_support import gnugo_path  # noqa: F401
 
-from agents.nets.data import load_sgf_dir, result_value
-from agents.nets.gnugo_games import RANDOM_OPENING_TAG, GnuGoGames, generate_games
+from agents.nets.training.data import load_sgf_dir, result_value
+from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG, GnuGoGames, generate_games
 from go_env.rules import Rules
 from go_env.sgf import load_sgf, state_from_record
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.gtp.scoring import estimate_dead, ownership, score_without
+from go_env.dead_stones import estimate_dead, ownership, score_without
 from go_env.kernels import area, area_without_dead, mark_dead, seed_rng
 from go_env.rules import Rules
 from go_env.state import Color, GoState

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from tuning.stats import (
+from agents.matches.stats import (
     Z95,
     SprtConfig,
     Tally,

@@ -16,7 +16,7 @@ moves of either colour in any order; when a ``play`` or ``genmove`` is for the c
 move, or comes after the game ended (two passes, move cap), the engine continues from the
 current board with that colour to move: ko and superko history restart from that position.
 
-Scoring. ``final_score`` and ``final_status_list`` use :mod:`agents.gtp.scoring`: stones are
+Scoring. ``final_score`` and ``final_status_list`` use :mod:`go_env.dead_stones`: stones are
 judged dead by random-playout ownership, removed, and the board is scored by Tromp-Taylor
 area with the current komi. ``seki`` lists are always empty (the estimate cannot recognise
 seki). ``kgs-genmove_cleanup`` asks the agent for a move and, when the agent passes while
@@ -51,8 +51,8 @@ from agents.base import Agent
 from agents.gtp.analysis import MoveInfo, analysis_hook, format_lz_info
 from agents.gtp.board import GtpBoard
 from agents.gtp.lines import LineQueue
-from agents.gtp.scoring import chains, estimate_dead, result_string, score_without
 from go_env.coords import from_gtp, to_gtp
+from go_env.dead_stones import chains, estimate_dead, result_string, score_without
 from go_env.errors import IllegalMoveError
 from go_env.features import history_planes_hwc
 from go_env.handicap import fixed_handicap_points, max_handicap

@@ -4,12 +4,14 @@ The only package of gomcts that imports torch (install the ``nets`` extra). Name
 lazily, so that ``import agents.nets`` and the spec validation of ``mcts:evaluator=net:...``
 do not import torch before a network is used.
 
+Inference lives here; making networks (data, supervised learning, self-play, the ``gomcts
+train`` command) is the subpackage :mod:`agents.nets.training`.
+
 * :class:`NetConfig`, :data:`PRESETS`, :class:`PolicyValueNet` (:mod:`agents.nets.model`);
 * :class:`NetEvaluator` (:mod:`agents.nets.evaluator`), the MCTS leaf evaluator;
 * :class:`NetAgentConfig`, :class:`NetAgent` (:mod:`agents.nets.agent`), the ``net`` agent;
-* checkpoints (:mod:`agents.nets.checkpoint`), training (:mod:`agents.nets.supervised`,
-  :mod:`agents.nets.selfplay`); the ``gomcts train`` command is :mod:`tuning.train_cli`
-  (above ``agents``, since self-play is gated by arena matches).
+* checkpoints (:mod:`agents.nets.checkpoint`), input features (:mod:`agents.nets.features`),
+  board symmetries (:mod:`agents.nets.symmetry`).
 
 See ``docs/nets.md``.
 """

@@ -1,0 +1,116 @@
+"""Old import paths of moved modules, kept working for one release (see CHANGELOG.md).
+
+Issue 16 gave the packages names for what they hold: arena matches and their statistics moved
+from ``tuning`` to :mod:`agents.matches`, network training from ``agents.nets`` and ``tuning``
+to :mod:`agents.nets.training`, and dead-stone scoring from ``agents.gtp`` to
+:mod:`go_env.dead_stones`. :data:`MOVED` maps every old module name to its new one.
+
+:class:`MovedModuleFinder` is a meta-path finder (PEP 451) that answers only for the old
+names: importing one emits a :class:`DeprecationWarning` naming the new path and binds the old
+name to the *same* module object as the new one (``sys.modules`` holds it under both names), so
+classes, module state and ``isinstance`` checks are shared and nothing is imported twice.
+``agents/__init__.py`` and ``tuning/__init__.py`` call :func:`install`, so the hook is in place
+before any old name can be looked up (importing ``tuning.arena`` imports ``tuning`` first).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["MOVED", "MovedModuleFinder", "install"]
+
+#: Old module name -> new module name (one release of grace; listed in CHANGELOG.md).
+MOVED: dict[str, str] = {
+    "tuning.arena": "agents.matches.arena",
+    "tuning.stats": "agents.matches.stats",
+    "tuning.results": "agents.matches.results",
+    "tuning.openings": "agents.matches.openings",
+    "tuning.paired": "agents.matches.paired",
+    "tuning.plots": "agents.matches.plots",
+    "tuning.cli": "agents.matches.cli",
+    "tuning.train_cli": "agents.nets.training.cli",
+    "tuning.gating": "agents.nets.training.gating",
+    "agents.nets.supervised": "agents.nets.training.supervised",
+    "agents.nets.selfplay": "agents.nets.training.selfplay",
+    "agents.nets.replay": "agents.nets.training.replay",
+    "agents.nets.data": "agents.nets.training.data",
+    "agents.nets.gnugo_games": "agents.nets.training.gnugo_games",
+    "agents.nets.plots": "agents.nets.training.plots",
+    "agents.gtp.scoring": "go_env.dead_stones",
+}
+
+
+def _in_import_machinery(module_name: str) -> bool:
+    return module_name == __name__ or module_name.partition(".")[0] == "importlib"
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the code that wrote the old import.
+
+    ``warnings.warn`` already skips the frames of ``importlib._bootstrap`` when it counts, so
+    only the other frames of the import machinery (this module, ``importlib.import_module``)
+    are counted here.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and _in_import_machinery(frame.f_globals.get("__name__", "")):
+        frame = frame.f_back
+        if "_bootstrap" not in frame.f_code.co_filename:
+            level += 1
+    return level
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads an old name as the already imported module of its new name."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+        self._spec = module.__spec__
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return self._module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system stamps the alias spec on the module after create_module; give the
+        # module its own spec back, so that it stays the module of its new name (reload works).
+        module.__spec__ = self._spec
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder):
+    """Resolves the old names in ``moved`` to the modules of their new names (with a warning)."""
+
+    def __init__(self, moved: dict[str, str]) -> None:
+        self.moved = dict(moved)
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        new = self.moved.get(fullname)
+        if new is None:
+            return None
+        warnings.warn(
+            f"{fullname} moved to {new}; import it from there "
+            f"(the old path is kept for one release, see CHANGELOG.md)",
+            DeprecationWarning,
+            stacklevel=_caller_stacklevel(),
+        )
+        module = importlib.import_module(new)
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
+
+
+_FINDER = MovedModuleFinder(MOVED)
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (idempotent)."""
+    if not any(isinstance(finder, MovedModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _FINDER)

@@ -1,0 +1,17 @@
+"""Arena matches between agents and their statistics.
+
+* :mod:`agents.matches.arena`: paired-opening matches, resumable, with SPRT early stopping;
+* :mod:`agents.matches.openings`: random openings and opening books;
+* :mod:`agents.matches.results`: the resumable ``results.jsonl`` file;
+* :mod:`agents.matches.stats`: score rates, intervals, Elo, SPRT;
+* :mod:`agents.matches.paired`: two matches on the same openings compared game by game;
+* :mod:`agents.matches.balanced`: opening books the value network rates as even, and
+  :mod:`agents.matches.book_cli`, the ``gomcts book`` command that writes them;
+* :mod:`agents.matches.pair_stats`: what a match's pairs tell (splits, colour balance,
+  signal-to-noise per pair);
+* :mod:`agents.matches.plots`: the running score plot;
+* :mod:`agents.matches.cli`: the ``gomcts arena`` command.
+
+None of it imports Optuna; the studies of :mod:`tuning` play their games through it. See
+``docs/arena.md``.
+"""

@@ -1,0 +1,44 @@
+"""Training the policy/value networks: data, supervised learning, self-play and its gate.
+
+Inference (the model, the leaf evaluator, checkpoints, the ``net`` agent) stays in
+:mod:`agents.nets`; this package makes the networks:
+
+* :mod:`agents.nets.training.step`: the training step and reproducible generator state shared
+  by both loops;
+* :mod:`agents.nets.training.gnugo_games`, :mod:`agents.nets.training.data`: GNU Go games as
+  SGF files and the examples learnt from them;
+* :mod:`agents.nets.training.supervised`: supervised learning on those examples;
+* :mod:`agents.nets.training.selfplay`, :mod:`agents.nets.training.replay`: AlphaZero's
+  self-play loop and its replay buffer; :mod:`agents.nets.training.gating`: the arena match
+  (:mod:`agents.matches`) that decides whether a new network replaces the best one;
+* :mod:`agents.nets.training.plots`: loss and gate plots;
+* :mod:`agents.nets.training.cli`: the ``gomcts train`` command.
+
+The names of :mod:`agents.nets.training.step` (this package was that module before) are
+re-exported, loaded lazily so that importing a data module does not import torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "append_metrics",
+    "evaluate_loss",
+    "generator_state",
+    "restart_metrics",
+    "restore_generators",
+    "seed_everything",
+    "train_step",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'agents.nets.training' has no attribute {name!r}")
+    return getattr(importlib.import_module("agents.nets.training.step"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
