@@ -45,9 +45,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     log "installing gomcts and its dependencies into .venv"
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
     # constraints: never let a dependency (BoTorch, GPyTorch...) upgrade the pinned torch
-    .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[agents,tuning,dev]" 2>&1 \
+    .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[agents,tuning,cluster,dev]" 2>&1 \
         | grep -v '^WARNING: Location' || true
-    .venv/bin/python -c "import go_env, agents, tuning, botorch" # fail loudly if the install broke
+    .venv/bin/python -c "import go_env, agents, tuning, botorch, ray" # fail loudly if the install broke
     echo "$want" > "$stamp"
 fi
 log "ready"

@@ -5,8 +5,8 @@ imported) and every ``import`` statement is read, at module level and inside fun
 classes and ``try`` blocks alike. The layers (README.md, "Layout") are checked on all of them:
 
 * ``go_env`` imports neither ``agents`` nor ``tuning``; ``agents`` does not import ``tuning``;
-* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler);
-  ``optuna`` only under ``tuning``.
+* ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler of the
+  studies); ``optuna`` only under ``tuning``.
 
 Cycles are checked on the imports that run (those under ``if TYPE_CHECKING:`` do not): the
 strongly connected components of the module graph must be exactly :data:`KNOWN_CYCLES`, so a
@@ -42,11 +42,7 @@ CONFINED: dict[str, tuple[str, ...]] = {
 # Import cycles that exist today and are being removed by the rest of issue 16; each entry is
 # the set of modules of one strongly connected component of the import graph. The test below
 # fails when one of them is gone, so that this list is emptied as they are fixed.
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # MCTSConfig.make imports MCTSAgent, which imports MCTSConfig (the agent and the search
-    # take the whole config); removed by the search rework (resolved parameters).
-    frozenset({"agents.mcts.agent", "agents.mcts.config"}),
-]
+KNOWN_CYCLES: list[frozenset[str]] = []
 # The same between subpackages of a layer (``agents.mcts``, ``agents.nets``, ...; a module
 # outside a subpackage is its own node).
 KNOWN_PACKAGE_CYCLES: list[frozenset[str]] = [

@@ -62,7 +62,7 @@ def check_tree(tree):
 def test_batched_search_keeps_the_tree_consistent(batch):
     config = MCTSConfig(sims=101, policy="puct", batch=batch, seed=1)
     recorder = Recorder()
-    search = Search(config, recorder, seed=1)
+    search = Search(config.search_params(), recorder, seed=1)
     search.set_root(GoState(Rules(size=5)))
     stats = search.run(sims=101)
     assert stats.simulations == 101 and search.tree.visits[0] == 101
@@ -74,13 +74,15 @@ def test_batched_search_keeps_the_tree_consistent(batch):
 
 def test_virtual_loss_spreads_a_batch_over_distinct_leaves():
     recorder = Recorder()
-    search = Search(MCTSConfig(policy="puct", batch=8, seed=2), recorder, seed=2)
+    search = Search(MCTSConfig(policy="puct", batch=8, seed=2).search_params(), recorder, seed=2)
     search.set_root(GoState(Rules(size=5)))
     search.run(sims=9)
     first = recorder.leaves[1]  # after the root's own evaluation: 8 different root children
     assert len(first) == 8 and len({m[0] for m in first}) == 8 and {len(m) for m in first} == {1}
     recorder = Recorder()
-    search = Search(MCTSConfig(policy="puct", batch=8, virtual_loss=0, seed=2), recorder, seed=2)
+    search = Search(
+        MCTSConfig(policy="puct", batch=8, virtual_loss=0, seed=2).search_params(), recorder, seed=2
+    )
     search.set_root(GoState(Rules(size=5)))
     search.run(sims=9)
     leaves = recorder.leaves[1]  # without virtual loss every descent follows one line
@@ -93,7 +95,9 @@ def test_batched_values_match_sequential_on_a_terminal_heavy_position():
         "X X X X X\nX . X . X\nX X X X X\nO O O O O\nO . O . O", Rules(size=5, komi=0.5)
     )
     for batch in (1, 4):
-        search = Search(MCTSConfig(policy="puct", batch=batch, seed=3), Recorder(), seed=3)
+        search = Search(
+            MCTSConfig(policy="puct", batch=batch, seed=3).search_params(), Recorder(), seed=3
+        )
         search.set_root(state)
         search.run(sims=40)
         check_tree(search.tree)
@@ -121,7 +125,7 @@ def test_mcts_evaluator_spec_errors(model_path):
         make_agent(f'mcts:evaluator="net:{model_path},lam=2"')
     with pytest.raises(SpecError, match="has no parameter 'depth'"):
         make_agent('mcts:evaluator="net:x.pt,depth=2"')
-    with pytest.raises(SpecError, match="batch must be an int >= 1"):
+    with pytest.raises(SpecError, match=r"batch must be an int in \[1, 4096\]"):
         make_agent("mcts:batch=0")
     with pytest.raises(FileNotFoundError, match="no network checkpoint"):
         make_agent("mcts:evaluator=net:/nonexistent/net.pt")

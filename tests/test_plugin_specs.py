@@ -132,7 +132,7 @@ def test_a_nested_backup_is_built_once(counting: str) -> None:
     agent.reset()
     agent.act(state)
     assert _Counting.built == 1  # parsed once; the config, the agent and the search share it
-    assert agent.config.backup is agent.search.config.backup
+    assert agent.config.backup is agent.search.params.backup
     assert agent_spec(agent.config) == f"mcts:sims=20,backup={counting},seed=1"
 
 
@@ -184,7 +184,7 @@ def test_mix_of_rollouts_evaluates_leaves() -> None:
     config = MCTSConfig(sims=40, seed=2, evaluator="mix:value=rollout,lam=0.5")
     evaluator = config.make_evaluator()
     assert evaluator is not None and evaluator.uniform_priors
-    search = Search(config, evaluator)
+    search = Search(config.search_params(), evaluator)
     search.set_root(GoState(Rules(size=5, komi=0.5)))
     stats = search.run(sims=40)
     assert stats.simulations == 40 and np.isfinite(search.tree.value[: search.tree.size]).all()

@@ -265,3 +265,33 @@ def test_the_shipped_plan_loads_and_names_the_setting() -> None:
     games = {row.id: row.games for row in plan.rows}
     assert games["aa-mean"] == 200 and games["coulom-2-16"] == 800
     assert games["confirm-softmax"] == games["confirm-monotone"] == 1200
+
+
+def test_progress_lines_estimate_the_time_left() -> None:
+    from tuning.reproduce import PlanProgress
+
+    lines: list[str] = []
+    progress = PlanProgress(total=100, done=40, say=lines.append, every=3600.0)
+    assert "about unknown left" in progress.line("aa", 0, 10)
+    progress.started -= 120.0  # 2 minutes for the 2 games below: 60 s a game
+    progress.game("aa", 1, 10)
+    assert lines == []  # not yet time for a line
+    progress.game("aa", 2, 10, force=True)
+    assert lines[-1].startswith("[plan] aa: 2/10 | plan 42/100 games | 60.0 s/game")
+    assert lines[-1].endswith("about 58 min left")
+    progress.done = 0
+    assert "about 1 h 40 min left" in progress.line("aa", 2, 10)
+
+
+def test_a_hand_started_match_with_other_settings_is_refused_by_the_arena(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write_plan(tmp_path, MATCHES, games=2)
+    plan = load_plan(path)
+    command = shlex.split(arena_command(plan, plan.row("aa"), workers=1))  # type: ignore[arg-type]
+    command[command.index("--seed") + 1] = "2"  # not the plan's seed
+    assert main([*command[1:], "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", str(path), "--workers", "1", "--only", "aa"]) == 2
+    assert "seed" in capsys.readouterr().err

@@ -91,3 +91,13 @@ def test_bad_arguments_are_named() -> None:
         TrapSearch("mean", SMALL).run(seed=-1, sims=10)
     with pytest.raises(ValueError, match="c must be"):
         TrapSearch("mean", SMALL, c=-1.0)
+
+
+def test_a_tree_that_outgrows_its_first_arrays() -> None:
+    wide = TrapTreeConfig(b=20, depth=8, rho=0.2, k=1)
+    search = TrapSearch("softmax", wide)
+    outcome = search.run(seed=2, sims=4500)  # 4,500 x 20 children > the first 65,556 nodes
+    assert outcome.nodes > 65536
+    assert outcome.simulations == 4500
+    children = TrapTree(wide, 2).children(TrapTree(wide, 2).root)
+    assert outcome.winning == (children[outcome.move].vstar < 0)

@@ -237,8 +237,10 @@ class ObjectiveConfig:
         seed: The study seed.
         opening_moves: Random opening moves shared by the two games of a pair.
         games_dir: Folder of the per-trial results files.
-        workers: Arena processes per trial (1: the games run in this process).
+        workers: Arena processes per trial (1: the games run in this process); with ``ray``,
+            games in flight on the cluster (``None``: all its CPUs).
         max_retry: Retries of an interrupted trial.
+        ray: Play the games on this Ray cluster (:func:`agents.matches.arena.iter_games`).
     """
 
     space: SearchSpace
@@ -251,8 +253,9 @@ class ObjectiveConfig:
     seed: int
     opening_moves: int
     games_dir: Path
-    workers: int = 1
+    workers: int | None = 1
     max_retry: int = 3
+    ray: str | None = None
 
     def match(self, params: Mapping[str, float], origin: int) -> MatchConfig:
         """The arena match of a point; ``origin`` decides its seed."""
@@ -320,7 +323,7 @@ class Objective:
         trial.set_user_attr("match_seed", match.seed)
         scores: list[float] = []
         stopped = False
-        games = iter_games(match, results=path, workers=c.workers)
+        games = iter_games(match, results=path, workers=c.workers, ray=c.ray)
         try:
             for game in games:
                 scores.append(game.score_a)

@@ -23,6 +23,19 @@ from typing import Any
 
 from tuning.plan import MatchRow, Plan, StudyRow
 
+
+def effective_sampler(row: StudyRow) -> str:
+    """The sampler a study row uses with this installation.
+
+    ``gp`` (Optuna's GPSampler) where the tuner does not name its samplers yet.
+    """
+    from dataclasses import fields
+
+    from tuning.study import StudyConfig
+
+    return row.sampler if "sampler" in {f.name for f in fields(StudyConfig)} else "gp"
+
+
 __all__ = ["BEGIN", "END", "results_table", "write_table"]
 
 BEGIN = "<!-- results:begin -->"
@@ -96,7 +109,7 @@ def _study_entry(plan: Plan, row: StudyRow) -> dict[str, Any]:
         "trials_planned": row.trials,
         "games_per_trial": row.games,
         "sims": row.sims,
-        "sampler": row.sampler,
+        "sampler": effective_sampler(row),
         "finished": record.exists(),
     }
     if record.exists():
@@ -127,6 +140,13 @@ def results_table(plan: Plan) -> dict[str, Any]:
 
 def _pct(value: float | None) -> str:
     return "" if value is None or math.isnan(value) else f"{100 * value:.1f}"
+
+
+def _posterior(best: dict[str, Any]) -> str:
+    mean, sd = best.get("posterior_mean"), best.get("posterior_sd")
+    if not isinstance(mean, (int, float)) or not isinstance(sd, (int, float)):
+        return ""
+    return f"; GP posterior {100 * mean:.1f} ± {100 * sd:.1f}"
 
 
 def to_markdown(table: dict[str, Any]) -> str:
@@ -166,8 +186,8 @@ def to_markdown(table: dict[str, Any]) -> str:
     if studies:
         lines += [
             "",
-            "| study | space, d | sampler | trials | best trial (its own games, biased up) "
-            "| recommended parameters |",
+            "| study | space, d | sampler | trials | recommended trial: its own games "
+            "(biased up) | recommended parameters |",
             "|---|---|---|---|---|---|",
         ]
         for row in studies:
@@ -185,7 +205,8 @@ def to_markdown(table: dict[str, Any]) -> str:
                 f"| `{row['id']}` | {row['space']}, {row['d']} | {row['sampler']} | "
                 f"{complete}/{row['trials_planned']} x {row['games_per_trial']} games | "
                 f"trial {best.get('number')}: {_pct(best.get('winrate'))} "
-                f"[{_pct(ci[0])}, {_pct(ci[1])}] | `{row.get('params_file')}` |"
+                f"[{_pct(ci[0])}, {_pct(ci[1])}]{_posterior(best)} | "
+                f"`{row.get('params_file')}` |"
             )
     return "\n".join(lines) + "\n"
 

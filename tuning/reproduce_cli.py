@@ -51,6 +51,10 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from agents.base import AgentError
+    from agents.gtp.process import GtpError
+    from agents.matches.arena import ArenaError
+    from agents.matches.results import ResultsError
     from tuning.plan import MatchRow, PlanError, load_plan
     from tuning.repro_table import write_table
     from tuning.reproduce import RowWaitingError, arena_command, run_plan, select_rows
@@ -88,8 +92,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    except (PlanError, OSError) as exc:
-        print(f"gomcts reproduce: error: {exc}", file=sys.stderr)
+    except (PlanError, ResultsError, ArenaError, AgentError, GtpError, OSError) as exc:
+        print(
+            f"gomcts reproduce: error: {exc}\n(finished games and trials are kept)",
+            file=sys.stderr,
+        )
         return 2
     print(f"table: {plan.out / 'results.md'}")
     if waiting:

@@ -57,6 +57,7 @@ from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.lifetime import die_with_parent
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
 from tuning.objective import (
@@ -73,6 +74,7 @@ from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
 from tuning.samplers import make_sampler as _named_sampler
 from tuning.search_spaces import SearchSpace
 from tuning.storage import hide_password, open_storage, storage_url
+from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
@@ -127,7 +129,9 @@ class StudyConfig:
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
         storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
-        workers: Arena processes per trial (1: games run in the job's own process).
+        workers: Arena processes per trial (1: games run in the job's own process); with
+            ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
+            the cluster's CPUs with ``ray``.
         jobs: Worker processes that run trials in parallel on this machine.
         heartbeat_interval: Seconds between heartbeats of a running trial (database storages).
         grace_period: Seconds of silence after which a running trial is stale (default
@@ -135,6 +139,11 @@ class StudyConfig:
         max_retry: Retries of one interrupted trial.
         verify_games: Games of the verification match of the best parameters (0: none).
         verify_workers: Arena processes of the verification match (default: all cores).
+        traps: Optimise the winning-move rate on trap trees instead of arena games
+            (:mod:`tuning.trap_objective`, ``docs/traps.md``); ``None``: arena games.
+        ray: Play the games (trials and verification) as tasks on this Ray cluster
+            (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
+            docs/cluster.md) instead of local processes. Results do not depend on it.
 
     Raises:
         ValueError: For a setting out of range (the message says what is allowed).
@@ -157,13 +166,15 @@ class StudyConfig:
     study_name: str | None = None
     storage: str | None = None
     out: Path | str = Path("runs/tune")
-    workers: int = 1
+    workers: int | None = 1
     jobs: int = 1
     heartbeat_interval: int | None = 30
     grace_period: int | None = None
     max_retry: int = 3
     verify_games: int = 400
     verify_workers: int | None = None
+    traps: TrapObjectiveConfig | None = None
+    ray: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -181,7 +192,13 @@ class StudyConfig:
             raise ValueError(f"unknown sampler {self.sampler!r}; allowed: {', '.join(SAMPLERS)}")
         _int("seed", self.seed, 0)
         _int("opening_moves", self.opening_moves, 0)
-        _int("workers", self.workers, 1)
+        if self.workers is not None:
+            _int("workers", self.workers, 1)
+        if self.ray is not None and (not isinstance(self.ray, str) or not self.ray.strip()):
+            raise ValueError(
+                "ray must be None or a Ray address ('auto', 'local', 'HOST:PORT', "
+                f"'ray://HOST:PORT'), got {self.ray!r}"
+            )
         _int("jobs", self.jobs, 1)
         _int("max_retry", self.max_retry, 0)
         _int("verify_games", self.verify_games, 0)
@@ -207,6 +224,8 @@ class StudyConfig:
     @property
     def n_simulations(self) -> int:
         """``N``, the simulations per move of the tuned agent (the knots span ``[0, N]``)."""
+        if self.traps is not None:
+            return self.traps.sims
         return int(agent_config(self.agent).sims)
 
     @property
@@ -221,6 +240,8 @@ class StudyConfig:
         """The study's name in its storage."""
         if self.study_name:
             return self.study_name
+        if self.traps is not None:
+            return f"{self.space.name}-traps-n{self.n_simulations}"
         size = self.rules.size
         return f"{self.space.name}-{size}x{size}-n{self.n_simulations}"
 
@@ -263,6 +284,7 @@ class StudyConfig:
             "startup_trials": self.startup_trials,
             "seed": self.seed,
             "opening_moves": self.opening_moves,
+            **({"traps": self.traps.identity()} if self.traps is not None else {}),
         }
 
     def load_study(self, progress: Progress | None = None) -> optuna.Study:
@@ -288,6 +310,7 @@ class StudyConfig:
             games_dir=self.games_dir,
             workers=self.workers,
             max_retry=self.max_retry,
+            ray=self.ray,
         )
         config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
         return config
@@ -413,15 +436,19 @@ def optimize(
     """
     say = progress or (lambda _: None)
     study = load_study(config, progress)
-    objective = Objective(config.objective_config(), progress)
+    objective: Callable[[optuna.Trial], float] = (
+        Objective(config.objective_config(), progress)
+        if config.traps is None
+        else TrapObjective(config.space, config.traps, config.seed, progress)
+    )
 
     def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
         if trial.state == TrialState.COMPLETE:
-            games = trial.user_attrs.get("games", "?")
+            games = f"{trial.user_attrs.get('games', '?')} {trial.user_attrs.get('unit', 'games')}"
             early = " (stopped early: clear loser)" if trial.user_attrs.get("stopped_early") else ""
             say(
                 f"[{config.space.name}] trial {trial.number} done: winrate {trial.value:.3f} "
-                f"over {games} games{early} | {describe_best(study)}"
+                f"over {games}{early} | {describe_best(study)}"
             )
 
     waited = False
@@ -460,9 +487,15 @@ def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _job(config: StudyConfig, index: int, verbose: bool) -> None:
-    """A study worker process (``jobs > 1``): trials until the study has enough."""
+def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = None) -> None:
+    """A study worker process (``jobs > 1``): trials until the study has enough.
+
+    It stops with its parent (:func:`agents.lifetime.die_with_parent`): the ``SIGTERM`` it then
+    gets puts its running trial back in the queue, so a restarted study has one set of workers.
+    """
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    if parent is not None:
+        die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     progress = (lambda line: print(f"[job {index}] {line}", flush=True)) if verbose else None
     try:
@@ -484,7 +517,9 @@ def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
     context = multiprocessing.get_context("spawn")
     procs = [
         context.Process(
-            target=_job, args=(config, i, progress is not None), name=f"gomcts-tune-job-{i}"
+            target=_job,
+            args=(config, i, progress is not None, os.getpid()),
+            name=f"gomcts-tune-job-{i}",
         )
         for i in range(config.jobs)
     ]

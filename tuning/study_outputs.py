@@ -338,7 +338,12 @@ def verify_best(
             )
 
     return run_match(
-        match, results=results, workers=config.verify_workers, progress=bar, on_game=on_game
+        match,
+        results=results,
+        workers=config.verify_workers,
+        progress=bar,
+        on_game=on_game,
+        ray=config.ray,
     )
 
 

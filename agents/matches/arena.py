@@ -12,7 +12,11 @@ is reused as it is. Results do not depend on the number of worker processes.
 
 Games run in a pool of processes (``spawn`` start method: safe with numba and threads) that
 build their agents from the specs once and reuse them (``reset()`` before every game); with
-one worker they run in the calling process. Every finished game is appended to a results file
+one worker they run in the calling process. With ``ray="auto"`` (or a cluster address) they
+run instead as tasks on a Ray cluster (:class:`~agents.matches.ray_pool.RayPool`, see
+docs/cluster.md): the same games with the same seeds, so the same results file; a node that
+dies costs only the games it was playing, which Ray plays again on another node, and the
+results file is still written here, once per game. Every finished game is appended to a results file
 (:mod:`agents.matches.results`); a rerun with the same file skips the games already there, so an
 interrupted match loses at most the games in progress. Raising ``games`` extends a match.
 
@@ -65,7 +69,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 from os import PathLike
@@ -76,6 +80,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.game import play_game
+from agents.lifetime import die_with_parent
 from agents.matches.openings import check_opening, random_opening
 from agents.matches.results import GameOutcome, ResultsFile
 from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
@@ -351,10 +356,20 @@ def _play(config: MatchConfig, index: int, players: _Players) -> GameOutcome:
 _WORKER_PLAYERS: _Players | None = None
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int | None = None) -> None:
     global _WORKER_PLAYERS
+    if parent is not None:
+        die_with_parent(parent)  # a killed arena takes its workers along
     _WORKER_PLAYERS = _Players()
     Finalize(None, _WORKER_PLAYERS.close, exitpriority=10)
+
+
+def _init_cluster_worker() -> None:
+    """Initialiser of a Ray worker process (whose life Ray manages, not this process)."""
+    global _WORKER_PLAYERS
+    if _WORKER_PLAYERS is None:
+        _WORKER_PLAYERS = _Players()
+        Finalize(None, _WORKER_PLAYERS.close, exitpriority=10)
 
 
 def _worker_game(config: MatchConfig, index: int) -> GameOutcome:
@@ -389,6 +404,7 @@ def iter_games(
     results: str | PathLike[str] | None = None,
     workers: int | None = None,
     sgf_dir: str | PathLike[str] | None = None,
+    ray: str | None = None,
 ) -> Generator[GameOutcome, None, None]:
     """Play the match and yield every game in index order, as soon as its turn comes.
 
@@ -396,8 +412,11 @@ def iter_games(
         config: The match.
         results: The results file; games already in it are yielded without being played
             again. ``None`` keeps nothing (the match cannot be resumed).
-        workers: Worker processes (default: all cores); 1 plays in this process.
+        workers: Worker processes (default: all cores); 1 plays in this process. With
+            ``ray``: games in flight on the cluster (default: all its CPUs).
         sgf_dir: Folder for one SGF file per game (``game-00012.sgf``).
+        ray: Play on this Ray cluster instead of local processes: ``"auto"``, ``"local"``,
+            ``"HOST:PORT"`` or ``"ray://HOST:PORT"`` (see :func:`~agents.matches.ray_pool.connect`).
 
     Yields:
         :class:`~agents.matches.results.GameOutcome` of games ``0, 1, 2, ...``.
@@ -435,7 +454,14 @@ def iter_games(
             following += 1
 
     yield from in_order()
-    if workers == 1 or len(todo) <= 1:
+    if not todo:
+        return
+    pool: Executor
+    if ray is not None:
+        from agents.matches.ray_pool import RayPool
+
+        pool = RayPool(ray, slots=workers, initializer=_init_cluster_worker)
+    elif workers == 1 or len(todo) <= 1:
         players = _Players()
         try:
             for index in todo:
@@ -444,10 +470,15 @@ def iter_games(
         finally:
             players.close()
         return
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        min(workers, len(todo)), mp_context=context, initializer=_init_worker
-    ) as pool:
+    else:
+        assert workers is not None
+        pool = ProcessPoolExecutor(
+            min(workers, len(todo)),
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(os.getpid(),),
+        )
+    with pool:
         running: dict[Future[GameOutcome], int] = {
             pool.submit(_worker_game, config, i): i for i in todo
         }
@@ -622,6 +653,7 @@ def run_match(
     sprt: SprtConfig | None = None,
     on_game: Callable[[GameOutcome, MatchResult], bool | None] | None = None,
     progress: bool = False,
+    ray: str | None = None,
 ) -> MatchResult:
     """Play a match (see the module docstring) and return its games and statistics.
 
@@ -635,9 +667,11 @@ def run_match(
         on_game: Called after each game in index order with the game and the running result;
             returning ``True`` stops the match.
         progress: Show a progress bar with the running score rate on stderr.
+        ray: Play on a Ray cluster (see :func:`iter_games`).
 
     Raises:
         ArenaError: When a game fails (finished games stay in the results file).
+        agents.matches.ray_pool.ClusterError: With ``ray``, when the cluster is unusable.
     """
     result = MatchResult(config=config, games=[], sprt_config=sprt)
     bar = None
@@ -647,7 +681,7 @@ def run_match(
         from tqdm import tqdm
 
         bar = tqdm(total=config.games, file=sys.stderr, unit="game", dynamic_ncols=True)
-    games = iter_games(config, results=results, workers=workers, sgf_dir=sgf_dir)
+    games = iter_games(config, results=results, workers=workers, sgf_dir=sgf_dir, ray=ray)
     try:
         for game in games:
             result.games.append(game)

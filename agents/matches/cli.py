@@ -34,6 +34,17 @@ def register(subparsers: Any) -> None:
         default=None,
         help="worker processes (default: all cores; 1: in this process)",
     )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as tasks on a Ray cluster: the one this machine belongs to "
+        "(no ADDRESS, or auto), HOST:PORT of its head, ray://HOST:10001, or local (a private "
+        "Ray here); --workers then caps the games in flight (default: the cluster's CPUs). "
+        'Needs pip install "gomcts[cluster]"; see docs/cluster.md',
+    )
     parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     parser.add_argument(
         "--out",
@@ -84,6 +95,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     from agents.matches.arena import ArenaError, MatchConfig, run_match
     from agents.matches.openings import load_book
     from agents.matches.plots import plot_running_score
+    from agents.matches.ray_pool import ClusterError
     from agents.matches.stats import SprtConfig
 
     rules = rules_from_args(args)
@@ -117,6 +129,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             sgf_dir=None if args.no_sgf else out / "sgf",
             sprt=sprt,
             progress=not args.no_progress,
+            ray=args.ray,
         )
     except KeyboardInterrupt:
         print(
@@ -125,6 +138,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
+    except ClusterError as exc:
+        print(f"gomcts arena: error: {exc}", file=sys.stderr)
+        return 2
     except (ArenaError, AgentError, GtpError) as exc:
         print(
             f"gomcts arena: error: {exc}\n(finished games are kept in {results})", file=sys.stderr

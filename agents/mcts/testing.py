@@ -393,7 +393,7 @@ class EvaluatorContract:
 
         config = MCTSConfig(sims=32, seed=3, policy=self.policy, evaluator=plugin, batch=2)
         evaluator = config.make_evaluator()
-        search = Search(config, evaluator)
+        search = Search(config.search_params(), evaluator)
         search.set_root(_positions(self.board_size, 1, seed=2)[0])
         stats = search.run(sims=32)
         tree = search.tree

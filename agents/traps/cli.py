@@ -22,12 +22,16 @@ from typing import Any
 __all__ = ["add_tree_arguments", "go_sims_per_second", "register", "trees_from_args"]
 
 
-def add_tree_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the tree family (``--b --depth --rho --k ...``) to ``parser``."""
+def add_tree_arguments(parser: Any) -> None:
+    """Add the options of the tree family (``--b --depth --rho --k ...``) to a parser or group."""
     from agents.traps import TrapTreeConfig
 
     d = TrapTreeConfig()
-    group = parser.add_argument_group("trees (backups-spec.md §13)")
+    group = (
+        parser.add_argument_group("trees (backups-spec.md §13)")
+        if isinstance(parser, argparse.ArgumentParser)
+        else parser
+    )
     group.add_argument("--b", type=int, default=d.b, help=f"branching factor (default {d.b})")
     group.add_argument("--depth", type=int, default=d.depth, help=f"plies (default {d.depth})")
     group.add_argument("--rho", type=float, default=d.rho, help=f"trap density (default {d.rho})")
@@ -82,7 +86,7 @@ def go_sims_per_second(sims: int = 1000, repeats: int = 3) -> float:
     from agents.mcts.search import Search
     from go_env import GoState, Rules
 
-    search = Search(MCTSConfig(sims=sims, c=1.0), seed=0)
+    search = Search(MCTSConfig(sims=sims, c=1.0).search_params(), seed=0)
     state = GoState(Rules(size=9, komi=7.5))
     search.set_root(state)
     search.run(sims=10)  # compile

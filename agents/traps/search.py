@@ -39,7 +39,7 @@ from agents.mcts.selection import (
     select_child,
 )
 from agents.mcts.tree import Tree
-from agents.spec import parse_spec
+from agents.plugins import capability
 from agents.traps.trees import (
     I_KIND,
     I_VSTAR,
@@ -208,11 +208,7 @@ class TrapSearch:
         if not math.isfinite(self.c) or self.c < 0:
             raise ValueError(f"c must be a finite number >= 0, got {c!r}")
         self.strategy = make_backup(backup)
-        self.solver = isinstance(backup, str) and parse_spec(backup)[0] == "solver"
-        if not isinstance(backup, str):
-            from agents.mcts.backups.solver import SolverBackup
-
-            self.solver = isinstance(self.strategy, SolverBackup)
+        self.solver = capability(self.strategy, "proves_values")  # MCTS-Solver or alike
         self._params, self._fparams = trees.packed()
         b = trees.b
         self._scratch = np.zeros((b, N_INFO), dtype=np.int64)
