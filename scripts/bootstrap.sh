@@ -40,12 +40,14 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.gomcts-installed
-want=$(cat pyproject.toml scripts/bootstrap.sh | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml scripts/bootstrap.sh scripts/constraints.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     log "installing gomcts and its dependencies into .venv"
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-    .venv/bin/python -m pip install -q -e ".[agents,tuning,cluster,dev]" 2>&1 | grep -v '^WARNING: Location' || true
-    .venv/bin/python -c "import go_env, agents, tuning, ray" # fail loudly if the install broke
+    # constraints: never let a dependency (BoTorch, GPyTorch...) upgrade the pinned torch
+    .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[agents,tuning,cluster,dev]" 2>&1 \
+        | grep -v '^WARNING: Location' || true
+    .venv/bin/python -c "import go_env, agents, tuning, botorch, ray" # fail loudly if the install broke
     echo "$want" > "$stamp"
 fi
 log "ready"

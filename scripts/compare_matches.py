@@ -7,8 +7,8 @@ Both matches must have been played with the same ``--seed`` and rules against th
 lost, and the two-sided sign test on the games they scored differently. Example, the second
 and third networks of ``docs/strength.md``::
 
-    python scripts/compare_matches.py docs/strength-net3-3200-reuse/results.jsonl \
-        docs/strength-net2-3200-reuse/results.jsonl
+    python scripts/compare_matches.py docs/results/strength/net3-3200-reuse/results.jsonl \
+        docs/results/strength/net2-3200-reuse/results.jsonl
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 
 It runs ``gomcts tune`` (the same code path) with settings sized for a few minutes on two
 cores: Softmax MCTS on 7x7 (komi 9) at 32 simulations per move, 12 trials of 20 games with
-two worker processes, then a 200-game verification match of the best parameters. It prints
-the best parameters, the verification winrate with its Wilson interval and where the plots
-are. The study lives in ``runs/main-study/<space>/study.db``: running the command again
-continues it (or, when it is complete, only prints the results again).
+two worker processes, sampled by the GP that knows each trial's noise, then a 200-game
+verification match of the recommended parameters (the best GP posterior mean). It prints
+them with their posterior sd beside the raw winrate, the verification winrate with its
+Wilson interval and where the plots are. The study lives in
+``runs/main-study/<space>/study.db``: running the command again continues it (or, when it is
+complete, only prints the results again).
 
 Every default can be changed; options after the script's name are ``gomcts tune`` options
 and override the defaults (``--space`` picks the search space)::

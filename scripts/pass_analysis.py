@@ -9,7 +9,7 @@ passed, or games that were already lost by then.
 
 Example (the matches of ``docs/strength.md``)::
 
-    python scripts/pass_analysis.py docs/strength-net/results.jsonl
+    python scripts/pass_analysis.py docs/results/strength/net1-800/results.jsonl
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from typing import Literal
 
 import numpy as np
 import pytest
+from game_support import LONE_ROOT, feed
 
 from agents.mcts.backups import make_backup
 from agents.mcts.backups.erwa import ErwaBackup
@@ -14,18 +15,7 @@ from agents.mcts.testing import run_random_search
 from agents.mcts.tree import Tree
 from agents.spec import SpecError
 
-ROOT = np.array([0])
 Variant = Literal["plain", "unbiased"]
-
-
-def feed(strategy: ErwaBackup, returns: list[float]) -> float:
-    """Back up ``returns`` (perspective of the mover into the root) at a lone root."""
-    tree = Tree()
-    bound = strategy.bind(100)
-    for x in returns:
-        bound.backup(tree, ROOT, -x)  # the return credited to a leaf is -v(leaf)
-    assert tree.visits[0] == len(returns)
-    return float(tree.value[0])
 
 
 def explicit_weights(alpha: float, n: int, variant: str) -> np.ndarray:
@@ -64,7 +54,7 @@ def test_matches_explicit_weights(variant: Variant, alpha: float) -> None:
 def test_alternating_signs_along_the_path() -> None:
     tree = Tree()
     strategy = ErwaBackup(alpha=0.5)
-    strategy.backup(tree, ROOT, 0.0)
+    strategy.backup(tree, LONE_ROOT, 0.0)
     tree.add_children(0, np.array([3, 4]), np.array([0.5, 0.5]))
     strategy.backup(tree, np.array([0, 1]), 0.4)
     assert tree.value[1] == pytest.approx(-0.4)  # first return of node 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import LONE_ROOT, feed
 
 from agents.mcts.backups import backup_spec, make_backup
 from agents.mcts.backups.erwa import ErwaBackup
@@ -16,16 +17,6 @@ from agents.mcts.backups.monotone import MonotoneBackup
 from agents.mcts.backups.params_io import ParamsFileError, write_params
 from agents.mcts.testing import random_path, run_random_search
 from agents.mcts.tree import Tree
-
-ROOT = np.array([0])
-
-
-def feed(strategy: MonotoneBackup, n_sims: int, returns: list[float]) -> float:
-    tree = Tree()
-    bound = strategy.bind(n_sims)
-    for x in returns:
-        bound.backup(tree, ROOT, -x)
-    return float(tree.value[0])
 
 
 def numeric_f(g: list[float], n_sims: int, x: float) -> float:
@@ -37,12 +28,12 @@ def numeric_f(g: list[float], n_sims: int, x: float) -> float:
 
 def test_linear_weights_by_hand() -> None:
     # g ≡ 0: f(k) = 1 + k; weights f(1), f(2), f(3) = 2, 3, 4
-    assert feed(MonotoneBackup(g=(0.0, 0.0)), 10, [1.0, 0.0, -1.0]) == pytest.approx(-2 / 9)
+    assert feed(MonotoneBackup(g=(0.0, 0.0)), [1.0, 0.0, -1.0], n_sims=10) == pytest.approx(-2 / 9)
 
 
 def test_zero_based_indexing_by_hand() -> None:
     # weights f(0), f(1), f(2) = 1, 2, 3
-    got = feed(MonotoneBackup(g=(0.0, 0.0), zero_based=True), 10, [1.0, 0.0, -1.0])
+    got = feed(MonotoneBackup(g=(0.0, 0.0), zero_based=True), [1.0, 0.0, -1.0], n_sims=10)
     assert got == pytest.approx(-2 / 6)
 
 
@@ -56,7 +47,9 @@ def test_matches_numerically_integrated_weights(zero_based: bool) -> None:
         idx = np.arange(1, n + 1) - (1 if zero_based else 0)
         w = np.array([numeric_f(g, n_sims, float(k)) for k in idx])
         expected = float(w @ returns[:n] / w.sum())
-        got = feed(MonotoneBackup(g=tuple(g), zero_based=zero_based), n_sims, list(returns[:n]))
+        got = feed(
+            MonotoneBackup(g=tuple(g), zero_based=zero_based), list(returns[:n]), n_sims=n_sims
+        )
         assert got == pytest.approx(expected, abs=1e-9)
 
 
@@ -82,8 +75,8 @@ def test_proposition_3_2_equals_unbiased_erwa(alpha: float) -> None:
     a, b = Tree(), Tree()
     rng = np.random.default_rng(0)
     for v in rng.uniform(-1, 1, n_sims):  # every update of a node visited N times
-        mono.backup(a, ROOT, float(v))
-        erwa.backup(b, ROOT, float(v))
+        mono.backup(a, LONE_ROOT, float(v))
+        erwa.backup(b, LONE_ROOT, float(v))
         assert abs(a.value[0] - b.value[0]) <= 1e-13
     # and on a whole search tree
     ta = run_random_search(MonotoneBackup(g=erwa_knots(alpha, 400)), n_simulations=400, seed=1)
@@ -93,7 +86,7 @@ def test_proposition_3_2_equals_unbiased_erwa(alpha: float) -> None:
 
 def test_steep_slopes_keep_the_last_return() -> None:
     returns = [1.0, -1.0, 0.4, -0.7]
-    assert feed(MonotoneBackup(g=(0.0, 400.0)), 4, returns) == pytest.approx(-0.7, abs=1e-12)
+    assert feed(MonotoneBackup(g=(0.0, 400.0)), returns, n_sims=4) == pytest.approx(-0.7, abs=1e-12)
 
 
 def test_large_knots_are_finite() -> None:
@@ -107,7 +100,7 @@ def test_bind_is_cached_per_budget() -> None:
     assert strategy.bind(100) is not strategy.bind(200)
     assert strategy.bind(100) == strategy  # the tables are not part of the parameters
     with pytest.raises(RuntimeError, match="bind"):
-        strategy.backup(Tree(), ROOT, 0.0)
+        strategy.backup(Tree(), LONE_ROOT, 0.0)
 
 
 def test_reused_tree_past_the_budget() -> None:

@@ -7,33 +7,25 @@ from typing import Literal
 
 import numpy as np
 import pytest
+from game_support import LONE_ROOT, feed
 
 from agents.mcts.backups.mean import MeanBackup
 from agents.mcts.backups.xie_liu import XieLiuBackup
 from agents.mcts.testing import run_random_search
 from agents.mcts.tree import Tree
 
-ROOT = np.array([0])
 Profile = Literal["linear", "exponential"]
-
-
-def feed(strategy: XieLiuBackup, n_sims: int, returns: list[float]) -> float:
-    tree = Tree()
-    bound = strategy.bind(n_sims)
-    for x in returns:
-        bound.backup(tree, ROOT, -x)
-    return float(tree.value[0])
 
 
 def test_linear_by_hand() -> None:
     # N = 4, β = 2: w(k) = 1 + k/2 = 1.5, 2, 2.5
-    got = feed(XieLiuBackup(profile="linear", beta=2.0), 4, [1.0, 0.0, -1.0])
+    got = feed(XieLiuBackup(profile="linear", beta=2.0), [1.0, 0.0, -1.0], n_sims=4)
     assert got == pytest.approx((1.5 - 2.5) / 6.0, abs=1e-15)
 
 
 def test_exponential_by_hand() -> None:
     # N = 4, β = 4 ln 2: w(k) = 2^k = 2, 4, 8
-    got = feed(XieLiuBackup(beta=4 * math.log(2.0)), 4, [1.0, 0.0, -1.0])
+    got = feed(XieLiuBackup(beta=4 * math.log(2.0)), [1.0, 0.0, -1.0], n_sims=4)
     assert got == pytest.approx((2.0 - 8.0) / 14.0, abs=1e-15)
 
 
@@ -47,7 +39,7 @@ def test_matches_explicit_weights_past_the_budget(profile: Profile, beta: float)
     w = 1 + beta * u if profile == "linear" else np.exp(beta * u)
     for n in (1, 2, 49, 50, 51, 120):
         expected = float(w[:n] @ returns[:n] / w[:n].sum())
-        got = feed(XieLiuBackup(profile=profile, beta=beta), n_sims, list(returns[:n]))
+        got = feed(XieLiuBackup(profile=profile, beta=beta), list(returns[:n]), n_sims=n_sims)
         assert got == pytest.approx(expected, abs=1e-12)
 
 
@@ -59,13 +51,13 @@ def test_constant_weights_are_the_mean(profile: Profile) -> None:
 
 
 def test_later_returns_weigh_more() -> None:
-    early_win = feed(XieLiuBackup(beta=3.0), 10, [1.0] * 5 + [-1.0] * 5)
+    early_win = feed(XieLiuBackup(beta=3.0), [1.0] * 5 + [-1.0] * 5, n_sims=10)
     assert early_win < 0.0  # the mean would be exactly 0
 
 
 def test_unbound_backup_says_to_bind() -> None:
     with pytest.raises(RuntimeError, match="bind"):
-        XieLiuBackup().backup(Tree(), ROOT, 0.0)
+        XieLiuBackup().backup(Tree(), LONE_ROOT, 0.0)
 
 
 def test_invalid_parameters_are_named() -> None:

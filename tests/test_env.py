@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from game_support import random_env_game, step_env
 from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
@@ -30,31 +31,9 @@ COLUMNS_GAME = [v for r in range(1, 6) for v in (f"C{r}", f"D{r}")] + ["pass", "
 SUPERKO_GAME = ["C2", "C1", "B2", "A2", "A1", "B1", "A1"]
 
 
-def play(game: Any, vertices: list[str]) -> None:
-    """Step the environment with GTP vertices (no observation in between)."""
-    size = game.unwrapped.rules.size
-    for vertex in vertices:
-        game.step(from_gtp(vertex, size))
-
-
 def board(text: str) -> np.ndarray:
     """0/1 plane of the X stones of an ASCII board."""
     return (GoState.from_ascii(text).board == Color.BLACK).astype(np.int8)
-
-
-def random_game(game: Any, seed: int, max_steps: int = 10_000) -> list[str]:
-    """Play uniformly random legal moves to the end; return the agents in the order they acted."""
-    rng = random.Random(seed)
-    order = []
-    for agent in game.agent_iter(max_steps):
-        obs, _, term, trunc, _ = game.last()
-        order.append(agent)
-        if term or trunc:
-            game.step(None)
-        else:
-            legal = np.flatnonzero(obs["action_mask"])
-            game.step(int(legal[rng.randrange(len(legal))]))
-    return order
 
 
 # -- spaces, agents, observations ------------------------------------------------------------
@@ -84,7 +63,7 @@ def test_spaces(size: int) -> None:
 def test_observations_from_each_agents_side() -> None:
     game = raw_env(board_size=5, history=3)
     game.reset()
-    play(game, ["C3", "D3", "C2"])  # Black C3, White D3, Black C2; White to move
+    step_env(game, ["C3", "D3", "C2"])  # Black C3, White D3, Black C2; White to move
     black_now = board("""
         . . . . .
         . . . . .
@@ -120,7 +99,7 @@ def test_pitfall_history_planes_are_not_shared_between_agents() -> None:
     """go_v5 gave both agents the same history planes, in the mover's perspective."""
     game = env(board_size=9)
     game.reset()
-    play(game, ["E5", "D4", "F6", "C3"])
+    step_env(game, ["E5", "D4", "F6", "C3"])
     black = game.observe(BLACK)["observation"]
     white = game.observe(WHITE)["observation"]
     k = 8
@@ -158,7 +137,7 @@ def test_observations_are_fresh_arrays() -> None:
 def test_action_mask_is_the_movers_legal_moves() -> None:
     game = raw_env(board_size=5)
     game.reset()
-    play(game, ["C3", "D3"])
+    step_env(game, ["C3", "D3"])
     mover = game.observe(BLACK)["action_mask"]
     waiting = game.observe(WHITE)["action_mask"]
     assert mover.dtype == np.int8 and waiting.dtype == np.int8
@@ -172,7 +151,7 @@ def test_action_mask_is_the_movers_legal_moves() -> None:
 def test_action_mask_is_zero_for_both_after_the_end() -> None:
     game = raw_env(board_size=5)
     game.reset()
-    play(game, ["pass", "pass"])
+    step_env(game, ["pass", "pass"])
     for agent in AGENTS:
         assert game.observe(agent)["action_mask"].sum() == 0
 
@@ -182,7 +161,7 @@ def test_suicide_is_masked_unless_allowed() -> None:
     for suicide, expected in ((False, 0), (True, 1)):
         game = raw_env(board_size=5, suicide=suicide)
         game.reset()
-        play(game, ["A1", "B1", "E5", "B2", "E4", "A3"])
+        step_env(game, ["A1", "B1", "E5", "B2", "E4", "A3"])
         assert game.observe(BLACK)["action_mask"][from_gtp("A2", 5)] == expected
         if suicide:
             game.step(from_gtp("A2", 5))
@@ -200,7 +179,7 @@ def test_pitfall_superko_is_masked(ko: KoRule | str, legal: int) -> None:
     """go_v5 only knew simple ko; positional superko is the default here."""
     game = raw_env(board_size=3, ko=ko)
     game.reset()
-    play(game, SUPERKO_GAME)
+    step_env(game, SUPERKO_GAME)
     assert game.agent_selection == WHITE
     assert game.observe(WHITE)["action_mask"][from_gtp("C1", 3)] == legal
 
@@ -208,7 +187,7 @@ def test_pitfall_superko_is_masked(ko: KoRule | str, legal: int) -> None:
 def test_default_ko_rule_is_positional_superko() -> None:
     game = raw_env(board_size=3)
     game.reset()
-    play(game, SUPERKO_GAME)
+    step_env(game, SUPERKO_GAME)
     game.observe(WHITE)  # the masked path
     with pytest.raises(IllegalMoveError) as caught:
         game.step(from_gtp("C1", 3))
@@ -226,7 +205,7 @@ def test_default_ko_rule_is_positional_superko() -> None:
 def test_rewards_of_a_known_final_position(komi: float, result: str, black_reward: float) -> None:
     game = raw_env(board_size=5, komi=komi)
     game.reset()
-    play(game, COLUMNS_GAME)
+    step_env(game, COLUMNS_GAME)
     assert game.terminations == {BLACK: True, WHITE: True}
     assert game.truncations == {BLACK: False, WHITE: False}
     assert game.rewards == {BLACK: black_reward, WHITE: -black_reward}
@@ -240,7 +219,7 @@ def test_pitfall_draw_is_a_draw() -> None:
     """go_v5 scored a draw as a White win."""
     game = env(board_size=5, komi=5)
     game.reset()
-    play(game, COLUMNS_GAME)
+    step_env(game, COLUMNS_GAME)
     rewards = {}
     for agent in game.agent_iter():
         _, reward, term, _, info = game.last()
@@ -254,7 +233,7 @@ def test_pitfall_draw_is_a_draw() -> None:
 def test_rewards_reach_both_agents_through_the_agent_loop() -> None:
     game = env(board_size=5, komi=7.5)
     game.reset()
-    play(game, COLUMNS_GAME)
+    step_env(game, COLUMNS_GAME)
     seen = {}
     for agent in game.agent_iter():
         _, reward, term, trunc, _ = game.last()
@@ -268,9 +247,9 @@ def test_pitfall_move_cap_truncates_and_scores() -> None:
     """go_v5 had no move cap; here max_moves ends the game as a truncation, scored."""
     game = raw_env(board_size=5, max_moves=4, komi=0.5)
     game.reset()
-    play(game, ["C3", "D3", "C2"])
+    step_env(game, ["C3", "D3", "C2"])
     assert not any(game.truncations.values())
-    play(game, ["D2"])
+    step_env(game, ["D2"])
     assert game.truncations == {BLACK: True, WHITE: True}
     assert game.terminations == {BLACK: False, WHITE: False}
     # two stones each, the empty points touch both colours: score = -komi
@@ -283,7 +262,7 @@ def test_default_move_cap_is_two_board_areas() -> None:
     game = raw_env(board_size=2)
     game.reset()
     assert game.unwrapped.rules.move_limit == 8
-    order = random_game(game, seed=3)
+    order = random_env_game(game, seed=3)
     assert len(order) <= 8 + 2
     state = game.unwrapped.state
     assert state.is_over and state.move_number <= 8
@@ -336,7 +315,7 @@ def test_random_games_end_properly() -> None:
     for seed, size in ((0, 5), (1, 9), (2, 4)):
         game = env(board_size=size)
         game.reset(seed=seed)
-        order = random_game(game, seed)
+        order = random_env_game(game, seed)
         assert game.agents == []
         assert order.count(BLACK) >= 1 and order.count(WHITE) >= 1
         state = game.unwrapped.state
@@ -384,7 +363,7 @@ def test_raw_env_raises_on_an_occupied_point_and_keeps_the_game() -> None:
 def test_raw_env_raises_without_a_prior_observation() -> None:
     game = raw_env(board_size=3)
     game.reset()
-    play(game, SUPERKO_GAME)  # no observe: the state validates the move itself
+    step_env(game, SUPERKO_GAME)  # no observe: the state validates the move itself
     with pytest.raises(IllegalMoveError, match=r"C1 .*by white_0: superko") as err:
         game.step(from_gtp("C1", 3))
     assert err.value.reason is IllegalReason.SUPERKO
@@ -419,7 +398,7 @@ def test_numpy_integer_actions_are_accepted() -> None:
 def test_dead_agents_step_with_none_only() -> None:
     game = raw_env(board_size=5)
     game.reset()
-    play(game, ["pass", "pass"])
+    step_env(game, ["pass", "pass"])
     with pytest.raises(ValueError, match="only valid action is None"):
         game.step(0)
 
@@ -606,7 +585,7 @@ def test_reset_seed_gives_the_same_game() -> None:
 def test_reset_restarts_the_game() -> None:
     game = raw_env(board_size=5)
     game.reset()
-    play(game, COLUMNS_GAME)
+    step_env(game, COLUMNS_GAME)
     game.reset(seed=1, options={"ignored": True})
     assert game.agents == [BLACK, WHITE] and game.agent_selection == BLACK
     assert not any(game.terminations.values()) and not any(game.truncations.values())
@@ -673,7 +652,7 @@ def test_pitfall_state_is_live_and_clonable() -> None:
 def test_render_ansi_has_coordinates_and_stones() -> None:
     game = raw_env(board_size=9, render_mode="ansi")
     game.reset()
-    play(game, ["E5", "D4"])
+    step_env(game, ["E5", "D4"])
     text = game.render()
     assert isinstance(text, str)
     lines = text.splitlines()
@@ -689,7 +668,7 @@ def test_render_ansi_has_coordinates_and_stones() -> None:
 def test_render_ansi_reports_the_result() -> None:
     game = raw_env(board_size=5, render_mode="ansi", komi=7.5)
     game.reset()
-    play(game, COLUMNS_GAME)
+    step_env(game, COLUMNS_GAME)
     text = game.render()
     assert isinstance(text, str) and "game over (two passes): W+2.5" in text
 
@@ -697,7 +676,7 @@ def test_render_ansi_reports_the_result() -> None:
 def test_render_rgb_array() -> None:
     game = raw_env(board_size=9, render_mode="rgb_array")
     game.reset()
-    play(game, ["E5", "D4"])
+    step_env(game, ["E5", "D4"])
     image = game.render()
     assert isinstance(image, np.ndarray)
     assert image.dtype == np.uint8 and image.shape == (320, 320, 3)

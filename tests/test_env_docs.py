@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import replay
 
 from go_env.aec_env import AGENTS, GoEnv, raw_env
 from go_env.coords import from_gtp
 from go_env.rules import Rules
-from go_env.state import Color, GoState
+from go_env.state import Color
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "environment.md"
 ENV_TESTS = Path(__file__).resolve().parent / "test_env.py"
@@ -84,21 +85,11 @@ def documented_planes(k: int) -> dict[int, tuple[str, int]]:
     return planes
 
 
-def replayed_boards(moves: list[str], size: int) -> list[np.ndarray]:
-    """Board after each move, index 0 the empty start, replayed independently of the env."""
-    state = GoState(Rules(size=size))
-    boards = [state.board]
-    for vertex in moves:
-        state.play(from_gtp(vertex, size))
-        boards.append(state.board)
-    return boards
-
-
 @pytest.mark.parametrize("k", [1, 3, 8, 16])
 def test_plane_table_matches_observations(k: int) -> None:
     planes = documented_planes(k)
     assert sorted(planes) == list(range(2 * k + 1)), "the table must cover every plane once"
-    boards = replayed_boards(GAME, 9)
+    _, boards = replay(GAME, Rules(size=9))
     game = raw_env(board_size=9, history=k)
     game.reset()
     for vertex in GAME:

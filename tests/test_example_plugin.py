@@ -1,16 +1,22 @@
 """The example plugin distribution (examples/backup-plugin) works through the real install path.
 
-It is pip-installed into this environment (once; skipped when already installed) and then
-found through its entry point, exactly as a researcher's own plugin would be.
+It is pip-installed, as a researcher's own plugin would be, but into a temporary folder
+(``pip install --target``) put first on ``sys.path`` for this module's tests, so that the
+environment the suite runs in is left as it was: the folder leaves ``sys.path`` and the
+plugin's modules leave ``sys.modules`` afterwards. Entry-point discovery
+(``importlib.metadata``) reads the distribution's metadata from that folder like from
+site-packages; a subprocess sees it with the folder on ``PYTHONPATH`` (:func:`plugin_env`).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,34 +27,87 @@ from agents.mcts.testing import run_random_search
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "backup-plugin"
 DIST = "gomcts-backup-example"
+PACKAGE = "gomcts_backup_example"
+
+
+def _forget_plugin_modules() -> None:
+    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+        del sys.modules[name]
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Install the example distribution unless it is already installed; return its name."""
-    try:
-        importlib.metadata.distribution(DIST)
-    except importlib.metadata.PackageNotFoundError:
-        source = tmp_path_factory.mktemp("example") / "backup-plugin"
-        shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--no-deps",
-                "--no-build-isolation",
-                "--quiet",
-                str(source),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
-        importlib.invalidate_caches()
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The example distribution installed into a temporary folder, on ``sys.path`` meanwhile."""
+    work = tmp_path_factory.mktemp("example")
+    source = work / "backup-plugin"
+    target = work / "site"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    sys.path.insert(0, str(target))
+    importlib.invalidate_caches()
     BACKUPS.refresh()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        _forget_plugin_modules()
+        importlib.invalidate_caches()
+        BACKUPS.refresh()
+
+
+@pytest.fixture(scope="module")
+def installed(plugin_path: Path) -> str:
+    """The name of the example's backup, discoverable through its entry point."""
     return "window_mean"
+
+
+def plugin_env(plugin_path: Path) -> dict[str, str]:
+    """The environment of a subprocess that should see the plugin (``PYTHONPATH``)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_path), env.get("PYTHONPATH")]))
+    return env
+
+
+def test_installed_outside_the_environment(plugin_path: Path) -> None:
+    """The distribution found is the temporary one; the environment's site-packages has none."""
+    dist = importlib.metadata.distribution(DIST)
+    assert Path(str(dist.locate_file(""))).resolve() == plugin_path.resolve()
+    for folder in {p for p in sys.path if p.endswith("site-packages")}:
+        assert not list(Path(folder).glob("gomcts_backup_example*")), folder
+
+
+def test_a_subprocess_finds_it_through_pythonpath(plugin_path: Path, installed: str) -> None:
+    code = (
+        "from agents.mcts.backups import BACKUPS, make_backup\n"
+        f"print(type(make_backup('{installed}:window=3')).__name__, "
+        f"{{i.name: i.distribution for i in BACKUPS.infos()}}['{installed}'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=plugin_env(plugin_path),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"WindowMeanBackup {DIST} ")
 
 
 def test_found_through_its_entry_point(installed: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_support import replay
 
 from go_env.coords import from_gtp
 from go_env.features import PLANE_DTYPE, history_planes, history_planes_hwc, num_planes
@@ -13,16 +14,6 @@ from go_env.state import Color, GoState
 
 # A 5x5 game with a pass and a capture: Black's C4 (move 7) takes the white stone at C3.
 MOVES_5X5 = ["B3", "C3", "C2", "pass", "D3", "A1", "C4", "A2"]
-
-
-def replay(moves: list[str], rules: Rules) -> tuple[GoState, list[np.ndarray]]:
-    """Play the moves; return the final state and the board after each move (index 0: start)."""
-    state = GoState(rules)
-    boards = [state.board]
-    for vertex in moves:
-        state.play(from_gtp(vertex, rules.size))
-        boards.append(state.board)
-    return state, boards
 
 
 def expected_planes(boards: list[np.ndarray], k: int, own: int) -> np.ndarray:

@@ -110,7 +110,7 @@ def test_search_uses_evaluator_priors_over_the_legal_moves():
     priors[12] = 0.5
     priors[7] = 0.24
     net = ConstantValue(0.0, priors)
-    search = Search(MCTSConfig(policy="puct", sims=200, seed=6), net)
+    search = Search(MCTSConfig(policy="puct", sims=200, seed=6).search_params(), net)
     search.set_root(state)
     stats = search.run(sims=200)
     expected = priors[stats.moves] / priors[stats.moves].sum()

@@ -17,7 +17,7 @@ from go_env.state import Color, GoState
 
 
 def search_from(state, sims, seed=0, **config):
-    search = Search(MCTSConfig(sims=sims, seed=seed, **config))
+    search = Search(MCTSConfig(sims=sims, seed=seed, **config).search_params())
     search.set_root(state)
     return search, search.run(sims=sims)
 
@@ -257,7 +257,7 @@ def test_advance_refuses_other_games():
 
 
 def test_time_budget_stops_in_time():
-    search = Search(MCTSConfig(seed=9))
+    search = Search(MCTSConfig(seed=9).search_params())
     search.set_root(GoState())
     search.run(sims=20)  # compile and warm up
     search.set_root(GoState())
@@ -326,9 +326,9 @@ def test_finished_game_cannot_be_searched():
     state.play(25)
     state.play(25)
     with pytest.raises(SearchError, match="game is over"):
-        Search(MCTSConfig()).set_root(state)
+        Search(MCTSConfig().search_params()).set_root(state)
     with pytest.raises(SearchError, match="no root"):
-        Search(MCTSConfig()).run(sims=1)
+        Search(MCTSConfig().search_params()).run(sims=1)
 
 
 def test_root_player_perspective():
@@ -382,3 +382,52 @@ def test_solver_treats_a_proven_node_as_a_leaf():
     assert tree.visits[child] > visits  # selected at once...
     assert int(tree.visits[tree.children(child)].sum()) == below  # ...but never entered
     assert tree.proven[0] == PROVEN_LOSS and later.simulations < 50  # root proven: stop
+
+
+def test_search_takes_resolved_params_and_the_old_config_still_works_with_a_warning():
+    config = MCTSConfig(sims=40, policy="puct", fpu="auto", backup="solver", seed=4)
+    params = config.search_params()
+    assert params.fpu_mode == "absolute" and params.solver and params.exploration == 0.5
+    state = GoState(Rules(size=5))
+    new = Search(params)
+    new.set_root(state)
+    with pytest.warns(DeprecationWarning, match="search_params"):
+        old = Search(config)
+    old.set_root(state)
+    a, b = new.run(), old.run()
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+    with pytest.warns(DeprecationWarning, match="Search.params"):
+        assert old.config is config
+    with pytest.raises(TypeError, match="SearchParams"):
+        Search("mcts:sims=3")  # type: ignore[arg-type]
+
+
+def test_search_params_reject_bad_values():
+    from agents.mcts.params import SearchParams
+
+    with pytest.raises(ValueError, match="policy"):
+        SearchParams(policy="ucb")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="batch must be an int >= 1"):
+        SearchParams(batch=0)
+
+
+def test_steps_yields_leaves_and_resumes_with_their_evaluation():
+    """Driving ``steps()`` by hand with the search's evaluator is ``run()``."""
+    params = MCTSConfig(sims=60, seed=5).search_params()
+    state = GoState(Rules(size=5))
+    a, b = Search(params), Search(params)
+    a.set_root(state)
+    b.set_root(state)
+    want = a.run()
+    steps = b.steps()
+    asked = 0
+    try:
+        leaves = next(steps)
+        while True:
+            assert len(leaves) == 1
+            asked += 1
+            leaves = steps.send(b.evaluator.evaluate(leaves))
+    except StopIteration as stop:
+        got = stop.value
+    assert 0 < asked <= 60
+    assert np.array_equal(got.visits, want.visits) and np.array_equal(got.values, want.values)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_support import played_moves, random_game
 
 from agents.nets.features import input_planes, num_input_planes, stack_planes
 from agents.nets.symmetry import (
@@ -118,23 +119,10 @@ def test_symmetries_form_the_dihedral_group():
         transform_planes(board, 8)
 
 
-def random_game(size: int, moves: int, seed: int) -> list[int]:
-    rng = np.random.default_rng(seed)
-    state = GoState(Rules(size=size))
-    played = []
-    for _ in range(moves):
-        legal = state.legal_moves()
-        legal = legal[legal != state.pass_move]
-        move = int(rng.choice(legal))
-        state.play(move)
-        played.append(move)
-    return played
-
-
 @pytest.mark.parametrize("k", range(8))
 def test_features_are_equivariant(k):
     size = 7
-    moves = random_game(size, 30, seed=11)
+    moves = played_moves(random_game(size, 11, moves=30))
     moves.append(size * size)  # a pass too
     original = GoState(Rules(size=size))
     image = GoState(Rules(size=size))

@@ -61,7 +61,7 @@ def check_tree(tree):
 def test_batched_search_keeps_the_tree_consistent(batch):
     config = MCTSConfig(sims=101, policy="puct", batch=batch, seed=1)
     recorder = Recorder()
-    search = Search(config, recorder, seed=1)
+    search = Search(config.search_params(), recorder, seed=1)
     search.set_root(GoState(Rules(size=5)))
     stats = search.run(sims=101)
     assert stats.simulations == 101 and search.tree.visits[0] == 101
@@ -73,13 +73,15 @@ def test_batched_search_keeps_the_tree_consistent(batch):
 
 def test_virtual_loss_spreads_a_batch_over_distinct_leaves():
     recorder = Recorder()
-    search = Search(MCTSConfig(policy="puct", batch=8, seed=2), recorder, seed=2)
+    search = Search(MCTSConfig(policy="puct", batch=8, seed=2).search_params(), recorder, seed=2)
     search.set_root(GoState(Rules(size=5)))
     search.run(sims=9)
     first = recorder.leaves[1]  # after the root's own evaluation: 8 different root children
     assert len(first) == 8 and len({m[0] for m in first}) == 8 and {len(m) for m in first} == {1}
     recorder = Recorder()
-    search = Search(MCTSConfig(policy="puct", batch=8, virtual_loss=0, seed=2), recorder, seed=2)
+    search = Search(
+        MCTSConfig(policy="puct", batch=8, virtual_loss=0, seed=2).search_params(), recorder, seed=2
+    )
     search.set_root(GoState(Rules(size=5)))
     search.run(sims=9)
     leaves = recorder.leaves[1]  # without virtual loss every descent follows one line
@@ -92,7 +94,9 @@ def test_batched_values_match_sequential_on_a_terminal_heavy_position():
         "X X X X X\nX . X . X\nX X X X X\nO O O O O\nO . O . O", Rules(size=5, komi=0.5)
     )
     for batch in (1, 4):
-        search = Search(MCTSConfig(policy="puct", batch=batch, seed=3), Recorder(), seed=3)
+        search = Search(
+            MCTSConfig(policy="puct", batch=batch, seed=3).search_params(), Recorder(), seed=3
+        )
         search.set_root(state)
         search.run(sims=40)
         check_tree(search.tree)

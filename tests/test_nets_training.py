@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from game_support import random_game
 from scripts_support import run_script
 
 from agents.cli import main as gomcts
@@ -19,9 +20,7 @@ from agents.nets.training.replay import ReplayBuffer
 from agents.nets.training.selfplay import SelfPlayConfig, train_selfplay
 from agents.nets.training.step import train_step
 from agents.nets.training.supervised import SupervisedConfig, held_out_losses, train_supervised
-from go_env.rules import Rules
 from go_env.sgf import load_sgf, record_from_state, save_sgf
-from go_env.state import GoState
 
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
@@ -29,26 +28,18 @@ TINY = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def random_game(seed: int, size: int = 5) -> GoState:
-    rng = np.random.default_rng(seed)
-    state = GoState(Rules(size=size, komi=0.5))
-    while not state.is_over and state.move_number < 30:
-        legal = state.legal_moves()
-        points = legal[legal != state.pass_move]
-        points = points[~state.own_eye_mask()[points]]
-        state.play(int(rng.choice(points)) if points.size else state.pass_move)
-    return state
-
-
 @pytest.fixture(scope="module")
 def sgf_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sgf")
     for i in range(6):
-        state = random_game(i)
+        state = random_game(5, i, moves=30, komi=0.5, avoid_own_eyes=True)
         result = "B+R" if i % 3 == 0 else ("W+2.5" if i % 3 == 1 else None)
         record = record_from_state(state, result=result or "?")
         save_sgf(record, folder / f"g{i}.sgf")
-    save_sgf(record_from_state(random_game(9, size=7)), folder / "other-size.sgf")
+    save_sgf(
+        record_from_state(random_game(7, 9, moves=30, komi=0.5, avoid_own_eyes=True)),
+        folder / "other-size.sgf",
+    )
     return folder
 
 

@@ -16,11 +16,11 @@ from agents.matches.results import ResultsError, read_results
 from go_env.rules import Rules
 
 run = partial(run_script, "compare_matches.py")
-NET2 = ROOT / "docs" / "strength-net2-3200-reuse" / "results.jsonl"
-NET3 = ROOT / "docs" / "strength-net3-3200-reuse" / "results.jsonl"
+NET2 = ROOT / "docs" / "results" / "strength" / "net2-3200-reuse" / "results.jsonl"
+NET3 = ROOT / "docs" / "results" / "strength" / "net3-3200-reuse" / "results.jsonl"
 
 
-def play(tmp_path: Path, name: str, **changes: object) -> Path:
+def recorded_match(tmp_path: Path, name: str, **changes: object) -> Path:
     """A 12-game match of random agents on 7x7 (komi 7.5: no draws), written to a file."""
     settings: dict[str, object] = {
         "agent_a": "random:pass_prob=0.02",
@@ -50,8 +50,8 @@ def test_sign_test_is_the_exact_two_sided_binomial_test() -> None:
 
 
 def test_the_recorded_second_and_third_network_matches() -> None:
-    # docs/strength.md, "The third network": 127 won by both, 33 by the third network only,
-    # 30 by the second only, sign test p = 0.80; 160 and 157 of 200.
+    # docs/strength.md, net3-3200-reuse against net2-3200-reuse: 127 won by both, 33 by the
+    # third network only, 30 by the second only, sign test p = 0.80; 160 and 157 of 200.
     comparison = compare_matches(NET3, NET2)
     assert (comparison.both_won, comparison.first_only, comparison.second_only) == (127, 33, 30)
     assert comparison.both_lost == 10 and comparison.both_drew == 0 and comparison.unpaired == 0
@@ -62,8 +62,8 @@ def test_the_recorded_second_and_third_network_matches() -> None:
 
 
 def test_counts_add_up_on_fresh_matches(tmp_path: Path) -> None:
-    first = play(tmp_path, "one")
-    second = play(tmp_path, "two", agent_a="random:pass_prob=0.2")
+    first = recorded_match(tmp_path, "one")
+    second = recorded_match(tmp_path, "two", agent_a="random:pass_prob=0.2")
     comparison = compare_matches(first, second)
     _, games_1 = read_results(first)
     _, games_2 = read_results(second)
@@ -78,7 +78,7 @@ def test_counts_add_up_on_fresh_matches(tmp_path: Path) -> None:
 
 
 def test_a_running_match_is_compared_on_the_games_it_has(tmp_path: Path) -> None:
-    first = play(tmp_path, "one")
+    first = recorded_match(tmp_path, "one")
     running = tmp_path / "running.jsonl"
     lines = first.read_bytes().splitlines(keepends=True)
     running.write_bytes(b"".join(lines[:6]) + lines[6][:40])  # 5 games and one being written
@@ -90,13 +90,13 @@ def test_a_running_match_is_compared_on_the_games_it_has(tmp_path: Path) -> None
 
 
 def test_matches_that_cannot_be_paired_are_refused(tmp_path: Path) -> None:
-    first = play(tmp_path, "one")
+    first = recorded_match(tmp_path, "one")
     with pytest.raises(ResultsError, match=r"different opponent \(agent B\)"):
-        compare_matches(first, play(tmp_path, "other-b", agent_b="random:pass_prob=0.1"))
+        compare_matches(first, recorded_match(tmp_path, "other-b", agent_b="random:pass_prob=0.1"))
     with pytest.raises(ResultsError, match="different rules"):
-        compare_matches(first, play(tmp_path, "komi", rules=Rules(size=7, komi=5.5)))
+        compare_matches(first, recorded_match(tmp_path, "komi", rules=Rules(size=7, komi=5.5)))
     with pytest.raises(ResultsError, match="not played on the same opening"):
-        compare_matches(first, play(tmp_path, "seed", seed=4))
+        compare_matches(first, recorded_match(tmp_path, "seed", seed=4))
     not_results = tmp_path / "notes.jsonl"
     not_results.write_text('{"kind": "note"}\n', encoding="utf-8")
     with pytest.raises(ResultsError, match="not an arena results file"):

@@ -10,7 +10,7 @@ run = partial(run_script, "pass_analysis.py")
 
 
 def test_classifies_the_recorded_network_match():
-    done = run("docs/strength-net/results.jsonl")
+    done = run("docs/results/strength/net1-800/results.jsonl")
     assert done.returncode == 0, done.stderr
     rows = [line.split("|") for line in done.stdout.splitlines()[1:]]
     table = {tuple(cell.strip() for cell in row[:3]): int(row[3]) for row in rows}

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from game_support import play
 
 from go_env.coords import from_gtp
 from go_env.errors import GoError, IllegalMoveError, IllegalReason
@@ -15,12 +16,6 @@ from go_env.rules import KoRule, Rules
 from go_env.state import Color, GoState
 
 BoardFactory = Callable[..., GoState]
-
-
-def play(state: GoState, *vertices: str) -> None:
-    """Play GTP vertices (``"C3"``, ``"pass"``) in order."""
-    for vertex in vertices:
-        state.play(from_gtp(vertex, state.size))
 
 
 def reason(state: GoState, vertex: str) -> IllegalReason | None:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import random_game, random_moves
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,19 +29,6 @@ from go_env.state import Color, GoState
 FIXTURES = Path(__file__).parent / "fixtures" / "sgf"
 ALL_FIXTURES = sorted(FIXTURES.glob("*.sgf"))
 B, W = Color.BLACK, Color.WHITE
-
-
-def random_game(size: int, seed: int, moves: int | None = None, pass_rate: float = 0.02) -> GoState:
-    rng = np.random.default_rng(seed)
-    state = GoState(Rules(size=size, komi=5.5))
-    while not state.is_over and (moves is None or state.move_number < moves):
-        legal = state.legal_moves()
-        points = legal[legal != state.pass_move]
-        if len(points) and rng.random() >= pass_rate:
-            state.play(int(rng.choice(points)))
-        else:
-            state.play(state.pass_move)
-    return state
 
 
 def assert_same_state(a: GoState, b: GoState) -> None:
@@ -350,12 +338,7 @@ def test_replay_rules_must_match() -> None:
 
 
 def test_long_records_get_a_larger_move_cap() -> None:
-    rng = np.random.default_rng(7)
-    state = GoState(Rules(size=5, max_moves=120))
-    while not state.is_over:
-        legal = state.legal_moves()
-        points = legal[legal != state.pass_move]
-        state.play(int(rng.choice(points)) if len(points) else state.pass_move)
+    state = random_moves(GoState(Rules(size=5, max_moves=120)), 7)
     assert state.move_number > 2 * 5 * 5  # longer than the default cap
     replayed = state_from_record(record_from_state(state))
     assert replayed.rules.max_moves == state.move_number
@@ -388,7 +371,7 @@ def test_writer_rejects_bad_records() -> None:
 
 @pytest.mark.parametrize(("size", "seed"), [(5, 1), (7, 2), (9, 3), (13, 4)])
 def test_random_games_round_trip_through_sgf(size: int, seed: int, tmp_path: Path) -> None:
-    state = random_game(size, seed)
+    state = random_game(size, seed, komi=5.5, pass_rate=0.02)
     assert state.is_over
     assert state.captures(B) + state.captures(W) > 0
     record = record_from_state(state, black="rand-b", white="rand-w", comments={0: "first"})
@@ -437,13 +420,13 @@ def test_record_from_a_set_up_position_with_white_to_play() -> None:
 
 
 def test_record_from_state_checks_comment_keys() -> None:
-    state = random_game(5, 0, moves=3)
+    state = random_game(5, 0, moves=3, komi=5.5, pass_rate=0.02)
     with pytest.raises(ValueError, match=r"\[3\]"):
         record_from_state(state, comments={3: "no such move"})
 
 
 def test_explicit_result_and_game_comment() -> None:
-    state = random_game(5, 1, moves=4)
+    state = random_game(5, 1, moves=4, komi=5.5, pass_rate=0.02)
     record = record_from_state(state, result="W+R", game_comment="resigned")
     assert parse_sgf(dump_sgf(record)).result == "W+R"
     assert parse_sgf(dump_sgf(record)).game_comment == "resigned"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import random_moves
 from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
 
 from agents.gtp import GtpProcess
@@ -39,18 +40,6 @@ def assert_gnugo_loads(engine: GtpProcess, path: Path, state: GoState) -> None:
     assert float(engine.send("get_komi")) == state.rules.komi
 
 
-def random_moves(state: GoState, seed: int, moves: int, pass_rate: float = 0.03) -> GoState:
-    rng = np.random.default_rng(seed)
-    while not state.is_over and state.move_number < moves:
-        legal = state.legal_moves()
-        points = legal[legal != state.pass_move]
-        if len(points) and rng.random() >= pass_rate:
-            state.play(int(rng.choice(points)))
-        else:
-            state.play(state.pass_move)
-    return state
-
-
 @pytest.mark.parametrize(("size", "seed"), [(5, 11), (9, 12), (13, 13), (19, 14)])
 def test_our_games_load_in_gnugo(
     gnugo_engine: GtpProcess,  # noqa: F811
@@ -58,7 +47,9 @@ def test_our_games_load_in_gnugo(
     size: int,
     seed: int,
 ) -> None:
-    state = random_moves(GoState(Rules(size=size, komi=6.5)), seed, moves=size * size)
+    state = random_moves(
+        GoState(Rules(size=size, komi=6.5)), seed, moves=size * size, pass_rate=0.03
+    )
     assert state.captures(Color.BLACK) + state.captures(Color.WHITE) > 0
     path = tmp_path / "game.sgf"
     save_sgf(record_from_state(state, black="random", white="random"), path)
@@ -72,7 +63,9 @@ def test_handicap_games_load_in_gnugo(
     size: int,
     handicap: int,
 ) -> None:
-    state = random_moves(GoState(Rules(size=size, komi=0.5, handicap=handicap)), size, moves=40)
+    state = random_moves(
+        GoState(Rules(size=size, komi=0.5, handicap=handicap)), size, moves=40, pass_rate=0.03
+    )
     record = record_from_state(state)
     assert record.handicap == handicap and len(record.setup_black) == handicap
     path = tmp_path / "handicap.sgf"

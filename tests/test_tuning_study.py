@@ -4,6 +4,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 from optuna.samplers import GPSampler
@@ -13,6 +14,7 @@ from agents.matches.results import ResultsFile
 from agents.plugins import PluginError
 from agents.registry import agent_config
 from go_env.rules import Rules
+from tuning.noisy_gp import posterior_at_trials
 from tuning.search_spaces import make_space
 from tuning.study import (
     StudyConfig,
@@ -53,7 +55,7 @@ def games_in(path: Path) -> list[int]:
 
 
 def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
-    config = tiny(tmp_path)
+    config = tiny(tmp_path, sampler="gp")
     lines: list[str] = []
     report = run_study(config, progress=lines.append)
     study = load_study(config)
@@ -75,8 +77,13 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
         assert -10 <= t.params["g0"] <= 10
     assert any("best" in line and "trial 4" in line for line in lines)
     # outputs: a parameter file that the backup loads, the plots, the verification match
-    best = max(trials, key=lambda t: (t.value, -t.number))
+    raw_best = max(trials, key=lambda t: (t.value, -t.number))
+    assert report.best_raw["number"] == raw_best.number
+    # the recommendation is the best posterior mean of the fixed-noise GP, whatever sampler
+    post = posterior_at_trials(trials)
+    best = post.trials[int(np.argmax(post.mean))]
     assert report.best["number"] == best.number
+    assert report.best["posterior_mean"] == pytest.approx(max(post.mean))
     best_file = Path(report.best_file)
     spec = f'mcts:sims=8,backup="monotone:{best_file}"'
     assert list(agent_config(spec).backup_strategy().g) == [best.params[f"g{j}"] for j in range(3)]
@@ -86,11 +93,12 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     assert 0 <= report.verification["ci95"][0] <= report.verification["winrate"] <= 1
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["best"]["number"] == best.number
-    assert "best trial" in report.format() and "95% Wilson interval" in report.format()
+    assert "recommended trial" in report.format() and "95% Wilson interval" in report.format()
+    assert json.loads(best_file.read_text())["meta"]["posterior_sd"] == report.best["posterior_sd"]
     # the same command again: nothing to do; one more trial: exactly one more
     run_study(config, progress=None, outputs=False)
     assert len(load_study(config).trials) == 5
-    run_study(tiny(tmp_path, trials=6), progress=None, outputs=False)
+    run_study(tiny(tmp_path, trials=6, sampler="gp"), progress=None, outputs=False)
     again = load_study(config).trials
     assert len(again) == 6 and [t.value for t in again[:5]] == [t.value for t in trials]
 
@@ -150,6 +158,7 @@ def test_other_settings_under_the_same_name_are_refused(tmp_path: Path) -> None:
         ({"agent": "random"}, "no 'sims' and 'backup' parameters"),
         ({"agent": "mcts:sims=0"}, "sims must be an int >= 1"),
         ({"trials": -1}, "trials must be an int >= 0"),
+        ({"sampler": "cmaes"}, "unknown sampler 'cmaes'; allowed: botorch, gp, tpe, random"),
     ],
 )
 def test_bad_study_settings(tmp_path: Path, changes: dict, message: str) -> None:
@@ -184,3 +193,58 @@ def test_jobs_run_trials_in_parallel_processes(
     assert os.getpid() not in pids
     out = capfd.readouterr().out
     assert "[job 0]" in out or "[job 1]" in out
+
+
+def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) -> None:
+    from tuning.noisy_gp import NoisyGPSampler
+    from tuning.objective import Objective, WilsonPruner
+    from tuning.resume import load_objective, study_config
+    from tuning.resume import load_study as resume
+
+    config = tiny(tmp_path / "run", trials=4)
+    assert config.sampler == "botorch"  # the default
+    report = run_study(config, progress=None, outputs=False)
+    assert report is None
+    storage = str(tmp_path / "run" / "study.db")
+    # optuna.load_study alone: the trials, but TPE and the median pruner
+    plain = optuna.load_study(study_name=config.name, storage=f"sqlite:///{storage}")
+    assert isinstance(plain.sampler, optuna.samplers.TPESampler)
+    assert isinstance(plain.pruner, optuna.pruners.MedianPruner)
+    # tuning.resume.load_study: the study's own sampler, pruner and objective
+    study = resume(config.name, storage)
+    assert isinstance(study.sampler, NoisyGPSampler) and study.sampler.seed == config.seed
+    assert study.sampler.n_startup_trials == config.startup_trials
+    assert isinstance(study.pruner, WilsonPruner) and study.pruner.min_games == config.min_games
+    assert study_config(config.name, storage).identity() == config.identity()
+    objective = load_objective(study)
+    assert isinstance(objective, Objective)
+    assert objective.config == config.objective_config()  # games go where the study keeps them
+    study.optimize(objective, n_trials=1)
+    trials = study.trials
+    assert len(trials) == 5 and trials[4].state == TrialState.COMPLETE
+    assert trials[4].user_attrs["variance"] > 0
+    assert games_in(results_file(config, 4)) == [0, 1, 2, 3]
+    # the trial after the start-up ones came from the GP, not from the uniform stream
+    uniform = TrialSeededSampler(config.seed)
+    assert trials[4].params != {
+        name: uniform.sample_independent(study, trials[4], name, dist)
+        for name, dist in config.space.distributions().items()
+    }
+    # the outputs: the recommendation is the best posterior mean, and it is verified
+    finished = run_study(config, progress=None)
+    post = posterior_at_trials(load_study(config).trials)
+    assert finished.best["number"] == post.trials[int(np.argmax(post.mean))].number
+    assert 0 < finished.best["posterior_sd"] < 0.5
+    assert finished.verification["games"] == 4
+    # clear errors
+    with pytest.raises(ValueError, match=r"no study 'nope' in sqlite:///.*the studies there: "):
+        resume("nope", storage)
+    with pytest.raises(ValueError, match="the file does not exist"):
+        resume(config.name, str(tmp_path / "missing.db"))
+    with pytest.raises(ValueError, match="games cannot be changed"):
+        study_config(config.name, storage, games=8)
+    gp = tiny(tmp_path / "gp", trials=1, sampler="gp", verify_games=0)
+    run_study(gp, progress=None, outputs=False)
+    assert isinstance(resume(gp.name, str(tmp_path / "gp" / "study.db")).sampler, GPSampler)
+    with pytest.raises(StudyIdentityError, match="sampler: stored 'gp', now 'botorch'"):
+        load_study(tiny(tmp_path / "gp", trials=1))

@@ -9,14 +9,18 @@ pruner is asked whether the candidate is a clear loser.
 **How the GP's view stays honest** (``docs/decisions/010-tuning-objective.md``):
 
 * Every trial that is not a clear loser plays exactly ``games`` games, so these values share
-  one noise level, which is what Optuna's GP (one learnt noise variance) assumes.
+  one noise level (what Optuna's ``GPSampler``, with one learnt noise variance, assumes; the
+  default noise-aware GP takes each trial's own variance).
 * :class:`WilsonPruner` stops a trial only when the upper Wilson bound of its winrate (at
   ``z``, 2.576 by default: 99% two-sided) is below 0.5, and never before ``min_games``.
 * A stopped trial is **not** left PRUNED (Optuna's GP ignores pruned trials, so it would keep
   proposing points near known losers and the survivors would look better than they are): the
   objective catches the decision and returns the running winrate, so the trial is COMPLETE.
   Its game count, points and Wilson interval are stored as user attributes (``games``,
-  ``points``, ``ci_low``, ``ci_high``) with ``stopped_early = True``. With ``min_games`` at
+  ``points``, ``ci_low``, ``ci_high``) with ``stopped_early = True``.
+* Every trial records the sampling variance of its value (user attribute ``variance``,
+  :mod:`tuning.noise`); the default sampler gives it to its GP as that trial's noise, so a
+  stopped trial's larger noise is known to the model. With ``min_games`` at
   least a quarter of ``games`` (the study's default), such a value's standard deviation is at
   most twice a full trial's, and it lies in a region already shown to be worse than the
   baseline, where a noisier value cannot move the optimum.
@@ -45,6 +49,7 @@ from optuna.trial import FrozenTrial, TrialState
 from agents.matches.arena import MatchConfig, iter_games
 from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
+from tuning.noise import record_noise
 from tuning.search_spaces import SearchSpace
 
 __all__ = [
@@ -328,8 +333,7 @@ class Objective:
                 tally = Tally.from_scores(scores)
                 low, high = _interval(tally)
                 trial.report(tally.rate, step=n)
-                trial.set_user_attr("games", n)
-                trial.set_user_attr("points", tally.points)
+                record_noise(trial, tally.points, n)  # games, points and variance
                 trial.set_user_attr("ci_low", low)
                 trial.set_user_attr("ci_high", high)
                 self._say(

@@ -20,8 +20,10 @@ other settings under the same name is refused. ``trials`` is the number of finis
 you like (here, or on other machines sharing a PostgreSQL URL) and each stops once the study
 has enough.
 
-Sampling: Optuna's ``GPSampler`` (Matérn-5/2 GP, log expected improvement; ``qLogEI`` over
-the trials still running when there are several workers), seeded with the study seed. Its
+Sampling (:mod:`tuning.samplers`): by default the noise-aware GP of :mod:`tuning.noisy_gp`
+(each trial's binomial variance as fixed noise, noisy expected improvement; trials still
+running on other workers are pending points), seeded with the study seed; ``sampler="gp"``
+is Optuna's ``GPSampler``, and ``"tpe"`` and ``"random"`` are there for comparison. The
 first ``startup_trials`` points come from :class:`TrialSeededSampler`, uniform in the box and
 seeded by ``(study seed, trial number)``: a resumed study or a second worker never repeats
 a point, and a study run by one worker from start to end is reproducible.
@@ -50,10 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import optuna
-from optuna.distributions import BaseDistribution, FloatDistribution
-from optuna.samplers import BaseSampler, GPSampler, RandomSampler
+from optuna.distributions import FloatDistribution
+from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.registry import agent_config, agent_spec
@@ -68,11 +69,15 @@ from tuning.objective import (
     process_alive,
     retry_trial,
 )
+from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
+from tuning.samplers import make_sampler as _named_sampler
 from tuning.search_spaces import SearchSpace
 from tuning.storage import hide_password, open_storage, storage_url
+from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
+    "OUT_KEY",
     "StudyConfig",
     "StudyIdentityError",
     "TrialSeededSampler",
@@ -84,6 +89,9 @@ __all__ = [
 
 IDENTITY_KEY = "gomcts_study"
 """User attribute of a study holding the settings that decide its trials."""
+
+OUT_KEY = "gomcts_out"
+"""User attribute of a study holding the output folder it was created with (absolute)."""
 
 Progress = Callable[[str], None]
 
@@ -112,6 +120,8 @@ class StudyConfig:
         prune_min_games: No pruning before this many games; default a quarter of ``games``
             rounded up to a whole batch.
         trials: COMPLETE trials the study should reach (over all workers).
+        sampler: ``botorch`` (the noise-aware GP, default), ``gp`` (Optuna's GPSampler),
+            ``tpe`` or ``random`` (:mod:`tuning.samplers`).
         startup_trials: Trials sampled uniformly before the GP takes over.
         seed: The study seed (sampler and every match seed derive from it).
         opening_moves: Random opening moves shared by the two games of a pair.
@@ -128,6 +138,8 @@ class StudyConfig:
         max_retry: Retries of one interrupted trial.
         verify_games: Games of the verification match of the best parameters (0: none).
         verify_workers: Arena processes of the verification match (default: all cores).
+        traps: Optimise the winning-move rate on trap trees instead of arena games
+            (:mod:`tuning.trap_objective`, ``docs/traps.md``); ``None``: arena games.
         ray: Play the games (trials and verification) as tasks on this Ray cluster
             (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
             docs/cluster.md) instead of local processes. Results do not depend on it.
@@ -146,6 +158,7 @@ class StudyConfig:
     prune_z: float = PRUNE_Z
     prune_min_games: int | None = None
     trials: int = 20
+    sampler: str = DEFAULT_SAMPLER
     startup_trials: int = 10
     seed: int = 0
     opening_moves: int = 2
@@ -159,6 +172,7 @@ class StudyConfig:
     max_retry: int = 3
     verify_games: int = 400
     verify_workers: int | None = None
+    traps: TrapObjectiveConfig | None = None
     ray: str | None = None
 
     def __post_init__(self) -> None:
@@ -173,6 +187,8 @@ class StudyConfig:
             raise ValueError(f"batch must be even (whole pairs), got {self.batch}")
         _int("trials", self.trials, 0)
         _int("startup_trials", self.startup_trials, 1)
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"unknown sampler {self.sampler!r}; allowed: {', '.join(SAMPLERS)}")
         _int("seed", self.seed, 0)
         _int("opening_moves", self.opening_moves, 0)
         if self.workers is not None:
@@ -207,6 +223,8 @@ class StudyConfig:
     @property
     def n_simulations(self) -> int:
         """``N``, the simulations per move of the tuned agent (the knots span ``[0, N]``)."""
+        if self.traps is not None:
+            return self.traps.sims
         return int(agent_config(self.agent).sims)
 
     @property
@@ -221,6 +239,8 @@ class StudyConfig:
         """The study's name in its storage."""
         if self.study_name:
             return self.study_name
+        if self.traps is not None:
+            return f"{self.space.name}-traps-n{self.n_simulations}"
         size = self.rules.size
         return f"{self.space.name}-{size}x{size}-n{self.n_simulations}"
 
@@ -259,10 +279,20 @@ class StudyConfig:
             "prune": self.prune,
             "prune_z": self.prune_z,
             "prune_min_games": self.min_games,
+            "sampler": self.sampler,
             "startup_trials": self.startup_trials,
             "seed": self.seed,
             "opening_moves": self.opening_moves,
+            **({"traps": self.traps.identity()} if self.traps is not None else {}),
         }
+
+    def load_study(self, progress: Progress | None = None) -> optuna.Study:
+        """Open this study, creating it and its storage when new (:func:`load_study`).
+
+        A method, so that the modules that work on a study's results
+        (:mod:`tuning.study_outputs`) need not import this one: :func:`run_study` calls them.
+        """
+        return load_study(self, progress)
 
     def objective_config(self) -> ObjectiveConfig:
         """What each trial plays."""
@@ -298,55 +328,9 @@ def _int(name: str, value: object, low: int) -> None:
 # ------------------------------------------------------------------------- sampling
 
 
-class TrialSeededSampler(BaseSampler):
-    """Uniform (log-uniform) sampling seeded by ``(seed, trial number, parameter)``.
-
-    Used for the GP's start-up trials: unlike a sampler with one random stream, it gives
-    trial ``k`` the same point whether the study ran in one go, was resumed, or is shared by
-    several workers, and two trials never get the stream of each other.
-    """
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-
-    def infer_relative_search_space(
-        self, study: optuna.Study, trial: FrozenTrial
-    ) -> dict[str, BaseDistribution]:
-        """No relative sampling."""
-        return {}
-
-    def sample_relative(
-        self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
-    ) -> dict[str, Any]:
-        """No relative sampling."""
-        return {}
-
-    def sample_independent(
-        self,
-        study: optuna.Study,
-        trial: FrozenTrial,
-        param_name: str,
-        param_distribution: BaseDistribution,
-    ) -> Any:
-        """Draw ``param_name`` from a stream seeded by the trial number and the name."""
-        key = [self.seed, trial.number, *param_name.encode()]
-        seed = int(np.random.SeedSequence(key).generate_state(1)[0])
-        return RandomSampler(seed=seed).sample_independent(
-            study, trial, param_name, param_distribution
-        )
-
-
-def make_sampler(config: StudyConfig) -> GPSampler:
-    """The study's seeded ``GPSampler`` with :class:`TrialSeededSampler` start-up points."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        return GPSampler(
-            seed=config.seed,
-            n_startup_trials=config.startup_trials,
-            independent_sampler=TrialSeededSampler(config.seed),
-            deterministic_objective=False,
-            warn_independent_sampling=False,
-        )
+def make_sampler(config: StudyConfig) -> BaseSampler:
+    """The study's sampler (``config.sampler``, see :mod:`tuning.samplers`), seeded."""
+    return _named_sampler(config.sampler, seed=config.seed, startup_trials=config.startup_trials)
 
 
 # --------------------------------------------------------------------------- the study
@@ -383,8 +367,11 @@ def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.
     )
     identity = config.identity()
     stored = study.user_attrs.get(IDENTITY_KEY)
+    if stored is not None and "sampler" not in stored:
+        stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
     if stored is None:
         study.set_user_attr(IDENTITY_KEY, identity)
+        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
         study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
     elif stored != identity:
         keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
@@ -448,15 +435,19 @@ def optimize(
     """
     say = progress or (lambda _: None)
     study = load_study(config, progress)
-    objective = Objective(config.objective_config(), progress)
+    objective: Callable[[optuna.Trial], float] = (
+        Objective(config.objective_config(), progress)
+        if config.traps is None
+        else TrapObjective(config.space, config.traps, config.seed, progress)
+    )
 
     def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
         if trial.state == TrialState.COMPLETE:
-            games = trial.user_attrs.get("games", "?")
+            games = f"{trial.user_attrs.get('games', '?')} {trial.user_attrs.get('unit', 'games')}"
             early = " (stopped early: clear loser)" if trial.user_attrs.get("stopped_early") else ""
             say(
                 f"[{config.space.name}] trial {trial.number} done: winrate {trial.value:.3f} "
-                f"over {games} games{early} | {describe_best(study)}"
+                f"over {games}{early} | {describe_best(study)}"
             )
 
     waited = False

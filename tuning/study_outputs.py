@@ -2,21 +2,26 @@
 
 In the study's output folder:
 
-* ``best-<backup>.json``: the best knot heights as a backup parameter file
+* ``best-<backup>.json``: the recommended knot heights as a backup parameter file
   (:mod:`agents.mcts.backups.params_io`), loadable as ``mcts:backup="monotone:FILE"``; its
-  ``meta`` holds the budget, board, study, trial, winrate and, when tuned, ``c``;
+  ``meta`` holds the budget, board, study, trial, winrate, posterior mean and sd and, when
+  tuned, ``c``;
 * ``profile.png``: the weight function of the best trial (and, faintly, of the next best):
   Monotone, the weight ``w(n)`` of the ``n``-th return relative to standard MCTS's
   uniform weights, and the step size ``f(n)/F(n)`` against ``1/n``; Softmax, the
   temperature ``τ(n)`` over the node's visit count;
 * ``history.png``: every trial's winrate with its 95% Wilson interval, trials stopped early
-  marked apart, and the best so far;
+  marked apart, the GP's posterior mean and sd at each trial, the recommended trial and
+  the best raw winrate so far;
 * ``verify-trial<k>.jsonl``: the verification match of the best parameters (loaded from the
   file above) against the baseline, resumable like every arena match;
 * ``summary.json``: all of this in numbers.
 
-The best trial is the one with the highest winrate among the trials that played all their
-games. Its winrate is biased upwards (it won a selection among noisy values); the
+The recommended trial is the evaluated point with the best **posterior mean** of the
+fixed-noise GP (:func:`tuning.noisy_gp.recommend`), whatever sampler proposed the points: it
+is reported with its posterior standard deviation beside its raw winrate, and it is what the
+parameter file holds and the verification match plays. The trial with the best raw winrate
+is reported too; its winrate is biased upwards (it won a selection among noisy values). The
 verification match, with games the study never saw, is the honest estimate.
 """
 
@@ -27,7 +32,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import optuna
@@ -36,10 +41,13 @@ from optuna.trial import FrozenTrial, TrialState
 from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
+from tuning.noisy_gp import Posterior, Recommendation, posterior_at_trials
 from tuning.objective import SEED_VERIFY, derive_seed, origin_of
 from tuning.search_spaces import SearchSpace
 from tuning.storage import hide_password
-from tuning.study import Progress, StudyConfig, load_study
+
+if TYPE_CHECKING:  # run_study (tuning.study) calls this module, so it is not imported back
+    from tuning.study import Progress, StudyConfig
 
 __all__ = [
     "StudyReport",
@@ -48,6 +56,7 @@ __all__ = [
     "plot_history",
     "plot_profile",
     "ranked_trials",
+    "recommended",
     "verify_best",
     "write_best",
 ]
@@ -69,8 +78,34 @@ def best_trial(study: optuna.Study) -> FrozenTrial | None:
     return ranked[0] if ranked else None
 
 
-def write_best(config: StudyConfig, trial: FrozenTrial) -> Path:
-    """Write ``trial``'s parameters as ``<out>/best-<backup>.json``; return its path."""
+def recommended(study: optuna.Study) -> tuple[Recommendation, Posterior] | None:
+    """The trial with the best posterior mean, and the posterior at every COMPLETE trial.
+
+    ``None`` when no trial is COMPLETE.
+    """
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if not done:
+        return None
+    post = posterior_at_trials(done)
+    i = int(np.argmax(post.mean))  # the studies maximise the winrate
+    pick = Recommendation(
+        trial=post.trials[i],
+        mean=float(post.mean[i]),
+        sd=float(post.sd[i]),
+        value=float(post.value[i]),
+        noise_sd=float(post.noise_sd[i]),
+    )
+    return pick, post
+
+
+def write_best(
+    config: StudyConfig, trial: FrozenTrial, recommendation: Recommendation | None = None
+) -> Path:
+    """Write ``trial``'s parameters as ``<out>/best-<backup>.json``; return its path.
+
+    With ``recommendation`` (for the same trial) the ``meta`` also holds its posterior mean
+    and standard deviation.
+    """
     space = config.space
     meta: dict[str, Any] = {
         "n_simulations": config.n_simulations,
@@ -85,6 +120,10 @@ def write_best(config: StudyConfig, trial: FrozenTrial) -> Path:
         "baseline": config.baseline_spec,
         "search_space": space.identity(),
     }
+    if recommendation is not None:
+        meta["recommended_by"] = "best posterior mean of the fixed-noise GP"
+        meta["posterior_mean"] = recommendation.mean
+        meta["posterior_sd"] = recommendation.sd
     if space.tune_c:
         meta["c"] = trial.params["c"]
     path = config.out_dir / f"best-{space.backup}.json"
@@ -185,8 +224,19 @@ def _style(rank: int, trial: FrozenTrial) -> dict[str, Any]:
     return {"color": colour, "linewidth": 1, "alpha": 0.6, "label": label}
 
 
-def plot_history(path: Path, study: optuna.Study, *, title: str = "") -> Path:
-    """Plot every COMPLETE trial's winrate with its 95% Wilson interval and the best so far."""
+def plot_history(
+    path: Path,
+    study: optuna.Study,
+    *,
+    title: str = "",
+    posterior: Posterior | None = None,
+    pick: FrozenTrial | None = None,
+) -> Path:
+    """Plot every COMPLETE trial's winrate with its 95% Wilson interval and the best so far.
+
+    With ``posterior``, the GP's posterior mean ± one sd at each trial is drawn beside it,
+    and ``pick`` (the recommended trial) is marked.
+    """
     plt = _pyplot()
     from matplotlib.ticker import MaxNLocator
 
@@ -228,7 +278,31 @@ def plot_history(path: Path, study: optuna.Study, *, title: str = "") -> Path:
             xs.append(t.number)
             ys.append(best)
     if xs:
-        ax.step(xs, ys, where="post", color="C2", linewidth=1.8, label="best so far")
+        ax.step(xs, ys, where="post", color="C2", linewidth=1.8, label="best raw so far")
+    if posterior is not None:
+        numbers = np.array([t.number for t in posterior.trials]) + 0.3
+        ax.errorbar(
+            numbers,
+            posterior.mean,
+            yerr=posterior.sd,
+            fmt="D",
+            markersize=3,
+            color="C1",
+            alpha=0.8,
+            capsize=1.5,
+            linewidth=0.8,
+            label="GP posterior mean ± sd",
+        )
+    if pick is not None:
+        ax.plot(
+            [pick.number],
+            [pick.value],
+            marker="*",
+            markersize=14,
+            color="C3",
+            linestyle="none",
+            label=f"recommended (trial {pick.number})",
+        )
     ax.axhline(0.5, color="black", linestyle="--", linewidth=1, label="baseline (0.5)")
     ax.set(
         xlabel="trial",
@@ -309,12 +383,15 @@ class StudyReport:
         study: Study name.
         storage: Storage URL (password hidden).
         trials: Counts of trials by state (and of those stopped early).
-        best: The best trial: number, winrate, games, interval, parameters, agent spec.
+        best: The recommended trial (best GP posterior mean): number, raw winrate, games,
+            interval, posterior mean and sd, parameters, agent spec.
         best_file: The best parameters file.
         profile_plot: The weight-profile plot.
         history_plot: The optimisation-history plot.
         verification: The verification match: games, tally, winrate and Wilson interval
             (``None`` when not played).
+        best_raw: The trial with the best raw winrate among those that played all their
+            games: number, winrate, games, posterior mean and sd.
     """
 
     study: str
@@ -325,6 +402,7 @@ class StudyReport:
     profile_plot: str | None
     history_plot: str | None
     verification: dict[str, Any] | None
+    best_raw: dict[str, Any] | None = None
 
     def format(self) -> str:
         """A human-readable summary."""
@@ -337,9 +415,19 @@ class StudyReport:
             return "\n".join(lines)
         b = self.best
         params = ", ".join(f"{k}={v:.4g}" for k, v in b["params"].items())
+        lines.append(
+            f"recommended trial {b['number']} (best GP posterior mean): posterior mean "
+            f"{b['posterior_mean']:.3f} (sd {b['posterior_sd']:.3f}); its raw winrate "
+            f"{b['winrate']:.3f} over {b['games']} games [{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]"
+        )
+        raw = self.best_raw
+        if raw is not None and raw["number"] != b["number"]:
+            lines.append(
+                f"best raw winrate: trial {raw['number']}, {raw['winrate']:.3f} over "
+                f"{raw['games']} games (posterior mean {raw['posterior_mean']:.3f}; selected "
+                "among noisy trials: biased up)"
+            )
         lines += [
-            f"best trial {b['number']}: winrate {b['winrate']:.3f} over {b['games']} games "
-            f"[{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}] (selected among noisy trials: biased up)",
             f"best parameters: {params}",
             f"best parameters file: {self.best_file}",
             f"best agent: {b['agent']}",
@@ -360,7 +448,7 @@ class StudyReport:
 
 def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> StudyReport:
     """Write the outputs of the study (see the module docstring) and return its report."""
-    study = load_study(config, progress)
+    study = config.load_study(progress)
     all_trials = study.get_trials(deepcopy=False)
     counts = {s.name.lower(): sum(t.state == s for t in all_trials) for s in TrialState}
     ranked = ranked_trials(study)
@@ -376,33 +464,49 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
         verification=None,
     )
     out = config.out_dir
-    if ranked:
-        best = ranked[0]
+    picked = recommended(study)
+    if ranked and picked is not None:
+        pick, post = picked
+        best = pick.trial
+        at = {t.number: i for i, t in enumerate(post.trials)}
         title = (
             f"{config.name}: {config.rules.size}x{config.rules.size}, "
             f"N = {config.n_simulations} simulations per move"
         )
-        best_file = write_best(config, best)
+        best_file = write_best(config, best, pick)
         report.best_file = str(best_file)
         report.best = {
             "number": best.number,
             "winrate": best.value,
             "games": best.user_attrs.get("games"),
             "ci95": [best.user_attrs.get("ci_low"), best.user_attrs.get("ci_high")],
+            "posterior_mean": pick.mean,
+            "posterior_sd": pick.sd,
             "params": dict(best.params),
             "agent": best.user_attrs.get("candidate"),
         }
+        raw = ranked[0]
+        report.best_raw = {
+            "number": raw.number,
+            "winrate": raw.value,
+            "games": raw.user_attrs.get("games"),
+            "posterior_mean": float(post.mean[at[raw.number]]),
+            "posterior_sd": float(post.sd[at[raw.number]]),
+        }
+        by_mean = sorted(post.trials, key=lambda t: -post.mean[at[t.number]])
         report.profile_plot = str(
             plot_profile(
-                out / "profile.png", config.space, ranked, config.n_simulations, title=title
+                out / "profile.png", config.space, by_mean, config.n_simulations, title=title
             )
         )
-        report.history_plot = str(plot_history(out / "history.png", study, title=title))
+        report.history_plot = str(
+            plot_history(out / "history.png", study, title=title, posterior=post, pick=best)
+        )
         if config.verify_games:
             if progress is not None:
                 progress(
-                    f"verification: {config.verify_games} games of the best parameters "
-                    f"(trial {best.number}) vs {config.baseline_spec}"
+                    f"verification: {config.verify_games} games of the recommended "
+                    f"parameters (trial {best.number}) vs {config.baseline_spec}"
                 )
             result = verify_best(config, best, best_file, progress=progress)
             tally = result.tally

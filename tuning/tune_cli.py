@@ -7,6 +7,7 @@ the same code path as the Python API. Examples::
     gomcts tune monotone --size 7 --komi 9 --agent mcts:sims=150 --trials 25 --games 60
     gomcts tune softmax --storage postgresql://optuna:secret@db:5432/optuna --verify-games 0
     gomcts tune softmax --trials 0            # no more trials: outputs of the study so far
+    gomcts tune softmax --objective traps --deceptive --trials 30   # on trap trees (seconds)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, SPACE_NAMES, make_space
 
 __all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
@@ -25,6 +27,8 @@ __all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``gomcts tune`` to ``parser``."""
     from agents.cli import add_rules_arguments
+    from agents.traps import POLICIES
+    from agents.traps.cli import add_tree_arguments
 
     parser.add_argument(
         "space",
@@ -63,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=20,
         help="COMPLETE trials the study should reach, over all workers "
         "(default 20; 0: only write the outputs)",
+    )
+    study.add_argument(
+        "--sampler",
+        choices=SAMPLERS,
+        default=DEFAULT_SAMPLER,
+        help="botorch: a GP told each trial's binomial noise, noisy EI (default); gp: "
+        "Optuna's GPSampler; tpe; random",
     )
     study.add_argument(
         "--startup-trials",
@@ -114,6 +125,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=2,
         help="random opening moves shared by a pair of games (default 2)",
     )
+    traps = parser.add_argument_group(
+        "trap-tree objective (--objective traps; the tree options are those of gomcts traps)"
+    )
+    traps.add_argument(
+        "--objective",
+        choices=("arena", "traps"),
+        default="arena",
+        help="arena: winrate of games (default); traps: winning-move rate on trap trees "
+        "(docs/traps.md)",
+    )
+    traps.add_argument(
+        "--trap-sims", type=int, default=1000, help="simulations per tree search (default 1000)"
+    )
+    traps.add_argument("--trap-trees", type=int, default=200, help="trees per trial (default 200)")
+    traps.add_argument(
+        "--trap-policy",
+        choices=POLICIES,
+        default="uct",
+        help="tree policy of the trap search (default uct)",
+    )
+    traps.add_argument(
+        "--trap-c", type=float, default=None, help="exploration constant (default the policy's)"
+    )
+    traps.add_argument(
+        "--verify-trees",
+        type=int,
+        default=500,
+        help="fresh trees of the paired comparison with mean (default 500; 0: none)",
+    )
+    add_tree_arguments(traps)
     run = parser.add_argument_group("running")
     run.add_argument("--out", default=None, help="output folder (default runs/<study name>)")
     run.add_argument(
@@ -211,6 +252,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "prune_z": PRUNE_Z if args.prune_z is None else args.prune_z,
         "prune_min_games": args.prune_min_games,
         "trials": args.trials,
+        "sampler": args.sampler,
         "startup_trials": args.startup_trials,
         "seed": args.seed,
         "opening_moves": args.opening_moves,
@@ -225,6 +267,22 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "verify_workers": args.verify_workers,
         "ray": args.ray,
     }
+    if args.objective == "traps":
+        from agents.traps.cli import trees_from_args
+        from tuning.trap_objective import TrapObjectiveConfig
+
+        fields["traps"] = TrapObjectiveConfig(
+            trees=trees_from_args(args),
+            sims=args.trap_sims,
+            n_trees=args.trap_trees,
+            policy=args.trap_policy,
+            c=args.trap_c,
+            verify_trees=args.verify_trees,
+            workers=args.workers,
+        )
+        fields["agent"] = f"mcts:sims={args.trap_sims}"
+        fields["workers"] = 1
+        fields["verify_games"] = 0
     config = StudyConfig(**fields)
     out = Path(args.out) if args.out else Path("runs") / config.name
     return StudyConfig(**fields, out=out)
@@ -240,6 +298,7 @@ def run(args: argparse.Namespace) -> int:
     from tuning.study_outputs import finish_study
 
     config = config_from_args(args)
+    verification = None
     if config.ray is not None:  # say it now, not in the first trial
         from agents.matches.ray_pool import ClusterError, import_ray
 
@@ -253,7 +312,14 @@ def run(args: argparse.Namespace) -> int:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
-    if progress is not None:
+    if progress is not None and config.traps is not None:
+        t = config.traps
+        progress(
+            f"study {config.name}: {config.space.name} (d={config.space.d}, bounds "
+            f"{list(config.space.box)}), {config.trials} trials of {t.n_trees} trap trees at "
+            f"{t.sims} simulations ({t.trees}); output in {config.out_dir}"
+        )
+    elif progress is not None:
         progress(
             f"study {config.name}: {config.space.name} (d={config.space.d}, bounds "
             f"{list(config.space.box)}), {config.trials} trials of {config.games} games, "
@@ -265,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
         if args.no_outputs:
             return 0
         report = finish_study(config, progress=progress)
+        if config.traps is not None and config.traps.verify_trees and report.best is not None:
+            verification = _verify_traps(config, report.best["params"], progress)
     except KeyboardInterrupt:
         print("interrupted: run the same command again to continue the study", file=sys.stderr)
         return 130
@@ -272,7 +340,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"gomcts tune: error: {exc}", file=sys.stderr)
         return 1
     print(report.format(), flush=True)
+    if verification is not None:
+        print(verification, flush=True)
     return 0
+
+
+def _verify_traps(config: Any, params: dict[str, float], progress: Any) -> str:
+    """The recommended parameters against mean on fresh trap trees, paired; a text report."""
+    from tuning.trap_objective import verify_on_fresh_trees
+
+    traps = config.traps
+    out = config.out_dir / "verify-traps"
+    if progress is not None:
+        progress(
+            f"verification: the recommended parameters vs {traps.baseline} on "
+            f"{traps.verify_trees} fresh trees at {traps.sims} simulations"
+        )
+    result = verify_on_fresh_trees(
+        config.space, traps, params, config.seed, out=out, progress=sys.stderr.isatty()
+    )
+    return (
+        f"verification on {traps.verify_trees} fresh trap trees (grid seed {result.seed}), "
+        f"{result.candidate} vs {result.baseline}:\n{result.table}"
+        f"(table in {out / 'table.md'})"
+    )
 
 
 def register(subparsers: Any) -> None:

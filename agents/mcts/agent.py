@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
-from agents.mcts.config import MCTSConfig
 from agents.mcts.evaluators import Evaluator
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from go_env.state import Color, GoState
+
+if TYPE_CHECKING:
+    from agents.mcts.config import MCTSConfig
 
 __all__ = ["MCTSAgent", "Resignation", "choose_move"]
 
@@ -134,7 +136,9 @@ class MCTSAgent:
     """Plays the move found by a Monte-Carlo tree search (see :class:`MCTSConfig`).
 
     Args:
-        config: The configuration (defaults: :class:`MCTSConfig()`).
+        config: The configuration (:class:`~agents.mcts.config.MCTSConfig`; the agent module
+            does not import it, so that the config can build agents without an import cycle:
+            ``MCTSConfig().build()`` or ``make_agent("mcts")`` builds the default agent).
         evaluator: Leaf evaluator (e.g. a network, or a
             :class:`~agents.mcts.evaluators.MixedEvaluator`); ``None``: random rollouts.
 
@@ -142,12 +146,15 @@ class MCTSAgent:
         last_stats: The statistics of the last search (``None`` before the first move).
     """
 
-    def __init__(
-        self, config: MCTSConfig | None = None, *, evaluator: Evaluator | None = None
-    ) -> None:
-        self.config = config or MCTSConfig()
+    def __init__(self, config: MCTSConfig, *, evaluator: Evaluator | None = None) -> None:
+        if config is None:
+            raise TypeError(
+                "MCTSAgent needs its MCTSConfig: MCTSConfig().build() (or "
+                "make_agent('mcts')) builds the default agent"
+            )
+        self.config = config
         self.name = self.config.name
-        self.search = Search(self.config, evaluator)
+        self.search = Search(self.config.search_params(), evaluator)
         self._rng = np.random.default_rng(
             np.random.SeedSequence(self.config.seed).spawn(1)[0]
             if self.config.seed is not None

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from agents.mcts.agent import MCTSAgent
 from agents.mcts.backups import make_backup
+from agents.mcts.params import SearchParams
 from agents.spec import parse_spec
 
 if TYPE_CHECKING:
-    from agents.mcts.agent import MCTSAgent
     from agents.mcts.evaluators import Evaluator
 
 __all__ = ["DEFAULT_C", "MCTSConfig"]
@@ -35,7 +36,7 @@ DEFAULT_C = {"uct": 0.5, "puct": 0.5}
 
 PUCT: 0.5, [LL20] section 11 (with network priors). With the shipped network ``c=1.5`` is
 stronger: 172 of 200 against GNU Go level 10 on new openings, where 0.5 scored 160 of 200
-(``docs/strength.md``, "A wider PUCT search"), so pass ``c=1.5`` for strength; the default stays
+(``docs/strength.md``, run ``net3-c15-seed2028``), so pass ``c=1.5`` for strength; the default stays
 the paper's, so that a spec without ``c`` reproduces it.
 
 UCT: 0.5, with values in ``[-1, 1]`` and random rollouts, from paired games on 9x9 (komi 7.5) at
@@ -215,6 +216,28 @@ class MCTSConfig:
             return self.choice
         return "secure" if self.uses_solver else "visits"
 
+    def search_params(self) -> SearchParams:
+        """The resolved parameters of this agent's tree search (backup built once)."""
+        return SearchParams(
+            sims=self.sims,
+            policy=self.policy,
+            exploration=self.exploration,
+            fpu_mode=self.fpu_mode,  # type: ignore[arg-type]
+            fpu_value=self.fpu_reduction if self.fpu_mode == "parent" else self.fpu_value,
+            backup=self.backup_strategy(),
+            solver=self.uses_solver,
+            score_scale=self.score_scale,
+            dead_playouts=self.dead_playouts if self.end_scoring == "remove_dead" else 0,
+            expand_visits=self.expand_visits,
+            max_nodes=self.max_nodes,
+            pass_prior=self.pass_prior,
+            noise_alpha=self.noise_alpha,
+            noise_weight=self.noise_weight,
+            batch=self.batch,
+            virtual_loss=self.virtual_loss,
+            seed=self.seed,
+        )
+
     def backup_strategy(self) -> Any:
         """A new instance of the backup strategy named by :attr:`backup` (not yet bound).
 
@@ -262,8 +285,6 @@ class MCTSConfig:
 
     def build(self) -> MCTSAgent:
         """The agent this config describes."""
-        from agents.mcts.agent import MCTSAgent
-
         return MCTSAgent(self, evaluator=self.make_evaluator())
 
 

@@ -12,13 +12,34 @@ the perspective of the root's opponent; the root player's value is ``-value[0]``
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-__all__ = ["PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN", "Tree"]
+__all__ = ["PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN", "Tree", "TreeArrays"]
 
 UNPROVEN = 0
 PROVEN_WIN = 1  # a forced win for the player who moved into the node
 PROVEN_LOSS = -1  # a forced loss for the player who moved into the node
+
+
+class TreeArrays(NamedTuple):
+    """The per-node arrays of a :class:`Tree` as one value the compiled kernels take.
+
+    The same arrays as the tree's attributes (views, not copies): a kernel that writes
+    ``arrays.visits[i]`` writes the tree. Valid until the tree grows (:meth:`Tree.reserve`).
+    """
+
+    parent: np.ndarray
+    move: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    visits: np.ndarray
+    value: np.ndarray
+    prior: np.ndarray
+    terminal: np.ndarray
+    proven: np.ndarray
+    stats: np.ndarray
 
 
 class Tree:
@@ -62,6 +83,26 @@ class Tree:
         self.proven = np.zeros(capacity, dtype=np.int8)
         self.stats = np.zeros((capacity, n_stats), dtype=np.float64)
         self.size = 1  # the root
+        self._arrays: TreeArrays | None = None
+
+    @property
+    def arrays(self) -> TreeArrays:
+        """The node arrays as one :class:`TreeArrays` (rebuilt after the tree grows)."""
+        arrays = self._arrays
+        if arrays is None:
+            arrays = self._arrays = TreeArrays(
+                self.parent,
+                self.move,
+                self.first_child,
+                self.n_children,
+                self.visits,
+                self.value,
+                self.prior,
+                self.terminal,
+                self.proven,
+                self.stats,
+            )
+        return arrays
 
     @property
     def capacity(self) -> int:
@@ -94,6 +135,7 @@ class Tree:
         stats = np.zeros((new, self.n_stats), dtype=np.float64)
         stats[: self.stats.shape[0]] = self.stats
         self.stats = stats
+        self._arrays = None
 
     def add_children(self, node: int, moves: np.ndarray, priors: np.ndarray) -> None:
         """Expand ``node`` with one child per move (Python path; kernels do the same inline)."""

@@ -1,0 +1,105 @@
+"""Trap trees as the objective of a tuning study (``gomcts tune ... --objective traps``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import optuna
+import pytest
+
+from agents.cli import main
+from agents.traps import TrapSearch, TrapTreeConfig, tree_seed
+from tuning.objective import SEED_TRIAL
+from tuning.search_spaces import make_space
+from tuning.trap_objective import (
+    TrapObjective,
+    TrapObjectiveConfig,
+    trap_seed,
+    verify_on_fresh_trees,
+)
+
+TINY = TrapTreeConfig(b=3, depth=6, rho=0.3, k=1, deceptive=True)
+
+
+def test_a_trial_is_the_winning_move_rate_on_its_own_trees() -> None:
+    space = make_space("softmax", d=2)
+    config = TrapObjectiveConfig(trees=TINY, sims=60, n_trees=8)
+    objective = TrapObjective(space, config, study_seed=3)
+    study = optuna.create_study(direction="maximize")
+    study.enqueue_trial({"g0": -2.0, "g1": -1.0, "g2": 0.0})
+    study.optimize(objective, n_trials=1)
+    trial = study.trials[0]
+    spec = trial.user_attrs["candidate"]
+    assert spec == "softmax:g=[-2.0,-1.0,0.0]"
+    seed = trap_seed(3, SEED_TRIAL, 0)
+    assert trial.user_attrs["tree_seed"] == seed
+    wins = sum(TrapSearch(spec, TINY).run(tree_seed(seed, i), 60).winning for i in range(8))
+    assert trial.value == wins / 8
+    assert (trial.user_attrs["games"], trial.user_attrs["points"]) == (8, wins)
+    assert trial.user_attrs["ci_low"] <= trial.value <= trial.user_attrs["ci_high"]
+
+
+def test_verification_is_paired_with_mean_on_fresh_trees(tmp_path: Path) -> None:
+    space = make_space("monotone", d=1)
+    config = TrapObjectiveConfig(trees=TINY, sims=40, n_trees=4, verify_trees=6)
+    result = verify_on_fresh_trees(space, config, {"g0": 0.0, "g1": 1.0}, 5, out=tmp_path)
+    assert result.baseline == "mean" and result.candidate.startswith("monotone:g=[0.0,1.0]")
+    assert [c["backup"] for c in result.cells] == ["mean", result.candidate]
+    assert result.cells[1]["vs_winning"] is not None
+    assert (tmp_path / "table.md").read_text() == result.table
+    assert (tmp_path / "results.jsonl").exists()
+
+
+def test_bad_objective_settings_are_named() -> None:
+    with pytest.raises(ValueError, match="n_trees must be an int >= 1"):
+        TrapObjectiveConfig(n_trees=0)
+    with pytest.raises(ValueError, match="policy must be one of"):
+        TrapObjectiveConfig(policy="ucb")
+
+
+def test_tune_command_runs_a_study_on_trap_trees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        "tune",
+        "softmax",
+        "--objective",
+        "traps",
+        "--d",
+        "1",
+        "--trials",
+        "3",
+        "--startup-trials",
+        "2",
+        "--trap-sims",
+        "40",
+        "--trap-trees",
+        "6",
+        "--verify-trees",
+        "8",
+        "--b",
+        "3",
+        "--depth",
+        "6",
+        "--k",
+        "1",
+        "--rho",
+        "0.3",
+        "--deceptive",
+        "--out",
+        str(tmp_path),
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "softmax-traps-n40" in out and "over 6 trees" in out
+    assert "verification on 8 fresh trap trees" in out and "| mean | 40 | 8 |" in out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["trials"]["complete"] == 3
+    assert (tmp_path / "verify-traps" / "table.md").exists()
+    assert (tmp_path / "best-softmax.json").exists()
+    # the same study with other trees is refused
+    changed = [*args[:-1], str(tmp_path), "--sigma", "0.6"]
+    changed[changed.index("--trials") + 1] = "4"
+    assert main(changed) != 0
+    assert "other settings" in capsys.readouterr().err

@@ -1,0 +1,204 @@
+"""Continue a stored study from plain Python, with its own sampler, pruner and objective.
+
+``optuna.load_study(study_name=..., storage=...)`` alone gives back the trials but not the
+study's machinery: with no sampler and pruner given it silently uses TPE and the median
+pruner, and it has no objective. A study written by ``gomcts tune`` stores the settings
+that decide its trials (:data:`tuning.study.IDENTITY_KEY`), so one call rebuilds all of it::
+
+    from tuning.resume import load_objective, load_study
+
+    study = load_study("softmax-7x7-n32", "runs/main-study/softmax/study.db")
+    study.optimize(load_objective(study), n_trials=2)   # two more trials, as gomcts tune would
+
+:func:`load_study` returns the study with the sampler it was created with (the noise-aware
+GP by default, seeded as before) and its :class:`tuning.objective.WilsonPruner`;
+:func:`load_objective` the :class:`tuning.objective.Objective` that plays its trials, writing
+the games where the study keeps them. :func:`study_config` gives the whole
+:class:`tuning.study.StudyConfig`, e.g. for :func:`tuning.study.run_study` (several workers,
+retries of crashed trials) or :func:`tuning.study_outputs.finish_study`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from go_env.rules import KoRule, Rules
+from tuning.objective import Objective
+from tuning.search_spaces import SearchSpace, make_space
+from tuning.storage import hide_password, open_storage, storage_url
+from tuning.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
+from tuning.study import load_study as _load_configured
+
+__all__ = ["load_objective", "load_study", "study_config"]
+
+
+def _stored(name: str, storage: str | Path) -> dict[str, Any]:
+    """The study's user attributes, read without a sampler or pruner of its own."""
+    url = storage_url(str(storage), Path.cwd())
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        raise ValueError(f"no study storage at {storage} (the file does not exist)")
+    opened = open_storage(str(storage), default_dir=Path.cwd(), heartbeat_interval=None)
+    try:
+        study = optuna.load_study(
+            study_name=name, storage=opened, sampler=optuna.samplers.RandomSampler()
+        )
+    except KeyError:
+        names = optuna.get_all_study_names(opened)
+        raise ValueError(
+            f"no study {name!r} in {hide_password(url)}; the studies there: "
+            f"{', '.join(names) or 'none'}"
+        ) from None
+    attrs = dict(study.user_attrs)
+    if IDENTITY_KEY not in attrs:
+        raise ValueError(
+            f"study {name!r} in {hide_password(url)} was not written by gomcts tune (it has "
+            f"no {IDENTITY_KEY!r} settings): its sampler, pruner and objective are unknown"
+        )
+    return attrs
+
+
+def _space(stored: dict[str, Any]) -> SearchSpace:
+    return make_space(
+        stored["backup"],
+        d=int(stored["d"]),
+        bounds=tuple(stored["bounds"]),
+        tune_c=bool(stored["tune_c"]),
+        c_bounds=tuple(stored["c_bounds"]),
+    )
+
+
+def _rules(stored: dict[str, Any]) -> Rules:
+    return Rules(**{**stored, "ko": KoRule(stored["ko"])})
+
+
+def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
+    if attrs.get(OUT_KEY):
+        return Path(attrs[OUT_KEY])
+    url = storage_url(str(storage), Path.cwd())
+    for prefix in ("sqlite:///", "journal:"):
+        if url.startswith(prefix):
+            return Path(url.removeprefix(prefix)).parent
+    return Path("runs") / name
+
+
+def _config(
+    attrs: dict[str, Any],
+    name: str,
+    storage: str | Path | None,
+    out: Path,
+    changes: dict[str, Any],
+) -> StudyConfig:
+    identity = attrs[IDENTITY_KEY]
+    fixed = {
+        "space": _space(identity["space"]),
+        "agent": identity["agent"],
+        "baseline": identity["baseline"],
+        "rules": _rules(identity["rules"]),
+        "games": identity["games"],
+        "batch": identity["batch"],
+        "prune": identity["prune"],
+        "prune_z": identity["prune_z"],
+        "prune_min_games": identity["prune_min_games"],
+        "sampler": identity.get("sampler", "gp"),  # studies from before the noise-aware GP
+        "startup_trials": identity["startup_trials"],
+        "seed": identity["seed"],
+        "opening_moves": identity["opening_moves"],
+    }
+    clash = sorted(set(changes) & {*fixed, "study_name", "storage", "out"})
+    if clash:
+        raise ValueError(
+            f"{', '.join(clash)} cannot be changed when continuing study {name!r}: the "
+            "settings that decide its trials are stored with it (out has its own argument)"
+        )
+    return StudyConfig(
+        **fixed,
+        study_name=name,
+        storage=None if storage is None else str(storage),
+        out=out,
+        **changes,
+    )
+
+
+def study_config(
+    name: str, storage: str | Path, *, out: str | Path | None = None, **changes: Any
+) -> StudyConfig:
+    """The :class:`StudyConfig` of the stored study ``name``.
+
+    Args:
+        name: The study's name in its storage.
+        storage: Its storage (a ``*.db`` / ``*.log`` file, ``sqlite:///``, ``journal:`` or
+            ``postgresql://`` URL, as ``gomcts tune --storage`` takes).
+        out: Output folder (games, best parameters, plots); default the one stored with the
+            study, else the folder of its storage file, else ``runs/<name>``.
+        changes: Settings that do not decide the trials (``trials``, ``jobs``,
+            ``workers``, ``verify_games``, ``heartbeat_interval``...).
+
+    Raises:
+        ValueError: When there is no such study, it was not written by ``gomcts tune``, or
+            ``changes`` names a setting that decides the trials.
+    """
+    attrs = _stored(name, storage)
+    folder = Path(out) if out is not None else _default_out(attrs, storage, name)
+    return _config(attrs, name, storage, folder, changes)
+
+
+_CONFIGS: weakref.WeakKeyDictionary[optuna.Study, StudyConfig] = weakref.WeakKeyDictionary()
+
+
+def load_study(
+    name: str,
+    storage: str | Path,
+    *,
+    out: str | Path | None = None,
+    progress: Progress | None = None,
+) -> optuna.Study:
+    """The stored study ``name``, with its own sampler and pruner (see the module docstring).
+
+    Args:
+        name: The study's name in its storage.
+        storage: Its storage (see :func:`study_config`).
+        out: Output folder (see :func:`study_config`).
+        progress: Receives messages about retried trials.
+
+    Raises:
+        ValueError: When there is no such study or it was not written by ``gomcts tune``.
+    """
+    config = study_config(name, storage, out=out)
+    study = _load_configured(config, progress)
+    _CONFIGS[study] = config
+    return study
+
+
+def load_objective(
+    study: optuna.Study, *, out: str | Path | None = None, progress: Progress | None = None
+) -> Objective:
+    """The objective that plays the trials of ``study``.
+
+    Args:
+        study: A study from :func:`load_study` (or any study ``gomcts tune`` wrote).
+        out: Output folder, where the games go; default the study's (:func:`study_config`).
+        progress: Receives one line per batch of games (``None``: silent).
+
+    Raises:
+        ValueError: When the study was not written by ``gomcts tune``.
+    """
+    config = _CONFIGS.get(study)
+    if config is None or out is not None:
+        attrs = dict(study.user_attrs)
+        if IDENTITY_KEY not in attrs:
+            raise ValueError(
+                f"study {study.study_name!r} was not written by gomcts tune (it has no "
+                f"{IDENTITY_KEY!r} settings): its objective is unknown"
+            )
+        if out is not None:
+            folder = Path(out)
+        elif config is not None:
+            folder = config.out_dir
+        else:
+            folder = Path(attrs.get(OUT_KEY) or Path("runs") / study.study_name)
+        config = _config(attrs, study.study_name, None, folder, {})
+    return Objective(config.objective_config(), progress)
