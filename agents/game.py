@@ -73,13 +73,13 @@ def play_game(
     for move in opening:
         env.step(int(move))
         if on_move is not None:
-            on_move(env.unwrapped.state, int(move))
+            on_move(env.unwrapped.game_state, int(move))
     for seat in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         try:
             move = seats[seat].act(state, observation)
         except Resignation as exc:
@@ -88,8 +88,8 @@ def play_game(
             return _resigned(state, black, white)
         env.step(move)
         if on_move is not None:
-            on_move(env.unwrapped.state, move)
-    final = env.unwrapped.state
+            on_move(env.unwrapped.game_state, move)
+    final = env.unwrapped.game_state
     winner = final.winner
     assert winner is not None, "the environment ended a game that is not over"
     return GameResult(

@@ -28,6 +28,12 @@ class RandomConfig:
     avoid_eyes: bool = True
 
     def __post_init__(self) -> None:
+        if self.seed is not None and (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int)
+            or not 0 <= self.seed <= 2**63 - 1
+        ):
+            raise ValueError(f"seed must be an int in [0, {2**63 - 1}] or None, got {self.seed!r}")
         if not 0.0 <= self.pass_prob <= 1.0:
             raise ValueError(f"pass_prob must be in [0, 1], got {self.pass_prob}")
 

@@ -9,13 +9,17 @@ The game ends after two consecutive passes (a *termination*) or when the move ca
 is reached (a *truncation*); in both cases both agents are rewarded by the Tromp-Taylor area
 score of the final position: +1 to the winner, -1 to the loser, 0 to both for a draw.
 
-Planning agents read the live game through :attr:`GoEnv.state` (``env.unwrapped.state``) and
-must ``clone()`` it before searching.
+Planning agents read the live game through :attr:`GoEnv.game_state`
+(``env.unwrapped.game_state``) and must ``clone()`` it before searching. ``env.state()`` is
+PettingZoo's global state (:meth:`GoEnv.global_state`, in :attr:`GoEnv.state_space`); reading
+``env.state`` as the game (``env.state.clone()``) still works in this release, with a
+``DeprecationWarning``.
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any, NoReturn
 
 import gymnasium
@@ -27,12 +31,12 @@ from pettingzoo.utils import wrappers
 
 from go_env.coords import to_gtp
 from go_env.errors import IllegalMoveError, IllegalReason
-from go_env.features import PLANE_DTYPE, HistoryPlanesHWC, num_planes
+from go_env.features import PLANE_DTYPE, HistoryPlanesHWC, history_planes_hwc, num_planes
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
 from go_env.state import Color, GoState
 
-__all__ = ["AGENTS", "RENDER_MODES", "GoEnv", "env", "raw_env"]
+__all__ = ["AGENTS", "RENDER_MODES", "GoEnv", "StateAccess", "env", "raw_env"]
 
 AGENTS = ("black_0", "white_0")
 """Agent names: ``black_0`` plays Black, ``white_0`` plays White."""
@@ -166,6 +170,9 @@ class GoEnv(AECEnv, EzPickle):
             for agent in AGENTS
         }
         self.observation_spaces = obs_space
+        self.state_space = spaces.Box(
+            0, 1, (size, size, num_planes(self._history)), dtype=PLANE_DTYPE
+        )
         self.action_spaces = {agent: spaces.Discrete(size * size + 1) for agent in AGENTS}
         self._planes = {  # each agent's planes, updated from the ones it saw last
             agent: HistoryPlanesHWC(size, self._history, _COLOUR_OF[agent]) for agent in AGENTS
@@ -312,14 +319,37 @@ class GoEnv(AECEnv, EzPickle):
     # -- game-state access for planning agents --------------------------------------------
 
     @property
-    def state(self) -> GoState:
+    def game_state(self) -> GoState:
         """The live game state (read only: ``clone()`` it before searching or playing on it).
 
-        This replaces PettingZoo's optional global-state method ``state()``, which this
-        environment does not provide. The wrappers of :func:`env` forward it (``env.state``);
-        ``env.unwrapped.state`` works through any wrapper.
+        The wrappers of :func:`env` forward it (``env.game_state``);
+        ``env.unwrapped.game_state`` works through any wrapper.
         """
         return self._state
+
+    @property
+    def state(self) -> StateAccess:
+        """PettingZoo's global state when called (``env.state()``, see :meth:`global_state`).
+
+        Read as the game (``env.state.clone()``, ``env.state.to_play``), it forwards to
+        :attr:`game_state` with a ``DeprecationWarning``: that use of the name goes in the
+        next release.
+        """
+        return StateAccess(self)
+
+    def global_state(self) -> np.ndarray:
+        """PettingZoo's global state: the board seen by neither player, in :attr:`state_space`.
+
+        Returns:
+            A new ``int8`` array of shape ``(N, N, 2k + 1)`` (``k`` = ``history``): plane ``i``
+            holds Black's stones ``i`` moves ago, plane ``k + i`` White's, and plane ``2k`` is
+            all ones when Black is to move, all zeros when White is (the planes of
+            :func:`go_env.features.history_planes_hwc` from Black's side, with the colour plane
+            telling the player to move instead).
+        """
+        planes = history_planes_hwc(self._state, self._history, Color.BLACK)
+        planes[:, :, -1] = 1 if self._state.to_play == Color.BLACK else 0
+        return planes
 
     @property
     def rules(self) -> Rules:
@@ -430,9 +460,9 @@ class _DirectReads:
     PettingZoo's wrappers forward each attribute read through a chain of ``__getattr__`` calls,
     one per layer, which costs more than a whole move of the game. These properties read the
     same objects from the unwrapped environment directly (no wrapper keeps a copy of them), so
-    the wrappers behave exactly as PettingZoo's, only faster. ``state`` is forwarded the same
-    way, so that ``env.state`` is the live :class:`GoState` through the wrappers too (instead
-    of PettingZoo's global-state method, which this environment does not provide).
+    the wrappers behave exactly as PettingZoo's, only faster. ``game_state``, ``state`` and
+    ``state_space`` are forwarded the same way (``env.game_state`` is the live
+    :class:`GoState` through the wrappers, ``env.state()`` the global state).
     """
 
     _raw: GoEnv
@@ -442,7 +472,8 @@ class _DirectReads:
         super().__init_subclass__(**kwargs)
         for name in _TURN_ATTRIBUTES:
             setattr(cls, name, _direct(name, cls._guarded))
-        for name in ("_cumulative_rewards", "state"):  # both exist from construction on
+        # These exist from construction on.
+        for name in ("_cumulative_rewards", "state", "game_state", "state_space"):
             setattr(cls, name, _direct(name, False))
 
     def __str__(self) -> str:
@@ -504,6 +535,13 @@ class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
                 illegal._prev_info = None
                 raw.step(action)
                 return
+        if action is not None and not _is_index(action):
+            # The wrappers below index the action mask with the action: a bool (or a float,
+            # an array) would fail there with numpy's "truth value ... is ambiguous".
+            raise TypeError(
+                f"action of {raw.agent_selection} must be an int from 0 to {raw._pass} "
+                f"({raw._pass} = pass) or None, got {action!r}"
+            )
         super().step(action)
 
     def observe(self, agent: str) -> Any:
@@ -532,6 +570,48 @@ class _OrderEnforcing(_DirectReads, wrappers.OrderEnforcingWrapper):
             raw.truncations[agent],
             raw.infos[agent],
         )
+
+
+class StateAccess:
+    """``env.state``: callable for PettingZoo's global state, and (deprecated) the GoState.
+
+    PettingZoo defines ``env.state()`` as the global state; earlier releases of this package
+    used ``env.state`` for the live :class:`GoState`. This object serves both for one release:
+    calling it returns :meth:`GoEnv.global_state`, and any other attribute is read from
+    :attr:`GoEnv.game_state` with a ``DeprecationWarning``.
+    """
+
+    __slots__ = ("_env",)
+
+    def __init__(self, env: GoEnv) -> None:
+        self._env = env
+
+    def __call__(self) -> np.ndarray:
+        """The global state (:meth:`GoEnv.global_state`)."""
+        return self._env.global_state()
+
+    def __getattr__(self, name: str) -> Any:
+        warnings.warn(
+            "env.state as the GoState is deprecated and goes in the next release: use "
+            "env.unwrapped.game_state (env.state() is PettingZoo's global state)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(self._env.game_state, name)
+
+    def __repr__(self) -> str:
+        return f"<state of {self._env}: call it for the global state; .game_state is the game>"
+
+
+def _is_index(action: object) -> bool:
+    """Whether ``action`` is an integer (a Python or numpy int, not a bool)."""
+    if isinstance(action, (bool, np.bool_)):
+        return False
+    try:
+        operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 def env(

@@ -60,6 +60,12 @@ class Rules:
             raise ValueError(f"size must be from {MIN_SIZE} to {MAX_SIZE}, got {self.size}")
         if isinstance(self.komi, bool) or not isinstance(self.komi, (int, float)):
             raise ValueError(f"komi must be a number, got {self.komi!r}")
+        if isinstance(self.komi, int) and abs(self.komi) > 2**53:
+            # math.isfinite(10**400) raises OverflowError; a komi past 2**53 is no float either.
+            raise ValueError(
+                f"komi must be a finite number of magnitude at most 2**53, got an int of "
+                f"{self.komi.bit_length()} bits"
+            )
         if not math.isfinite(self.komi):
             raise ValueError(f"komi must be finite, got {self.komi}")
         try:

@@ -29,6 +29,7 @@ __all__ = [
     "dump_sgf",
     "load_sgf",
     "parse_sgf",
+    "parse_sgf_bytes",
     "record_from_state",
     "rules_from_name",
     "rules_name",
@@ -99,6 +100,7 @@ _SIMPLE_TEXT = ("RU", "PB", "PW", "RE")
 _LINEBREAK = re.compile(r"\r\n|\n\r|\r")
 _NODE_START = re.compile(r"\s*;")
 _TREE_START = re.compile(r"\(\s*;")
+_EMPTY_NODES = re.compile(r"(?:\s*;)*")
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
@@ -112,49 +114,52 @@ class _Prop:
 _Node = dict[str, _Prop]
 
 
-def _read_value(text: str, pos: int) -> tuple[str, int]:
-    """Read one ``[...]`` value starting at ``text[pos] == '['``; returns (value, next pos)."""
-    start = pos
-    pos += 1
-    out: list[str] = []
-    n = len(text)
-    while pos < n:
-        ch = text[pos]
-        if ch == "]":
-            return _LINEBREAK.sub("\n", "".join(out)), pos + 1
-        if ch == "\\":
-            pos += 1
-            if pos >= n:
-                break
-            nxt = text[pos]
-            if nxt in "\r\n":  # soft line break: the escaped line break is removed
-                pair = text[pos : pos + 2]
-                pos += 2 if pair in ("\r\n", "\n\r") else 1
-                continue
-            out.append(nxt)
-        else:
-            out.append(ch)
-        pos += 1
-    raise SgfError("unterminated property value: no closing ']'", start)
+# One value: '[' then any characters but ']' and '\', or '\' and any character, then ']'.
+# The unrolled form ([^...]*(?:\\.[^...]*)*) matches in linear time without backtracking.
+_VALUE = re.compile(r"\[([^\]\\]*(?:\\.[^\]\\]*)*)\]\s*", re.DOTALL)
+_IDENT = re.compile(r"[A-Za-z]+")
+_SPACES = re.compile(r"\s*")
+_ESCAPE = re.compile(r"\\(\r\n|\n\r|\r|\n|.)", re.DOTALL)
+
+
+def _end_of(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """The end of ``pattern``'s match at ``pos``; the pattern matches the empty string."""
+    match = pattern.match(text, pos)
+    assert match is not None
+    return match.end()
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = match.group(1)
+    return "" if char in ("\r\n", "\n\r", "\r", "\n") else char  # soft line break: removed
 
 
 def _read_property(text: str, pos: int, node: _Node) -> int:
-    """Read ``IDENT[value]...`` at ``pos`` into ``node``; returns the position after it."""
+    """Read ``IDENT[value]...`` at ``pos`` into ``node``; returns the position after it.
+
+    Each value is matched by one regular expression, so a property reads in time linear in
+    its length (a 50 MB comment included).
+    """
     start = pos
-    while pos < len(text) and text[pos] in _IDENT_CHARS:
-        pos += 1
-    raw = text[start:pos]
-    ident = "".join(c for c in raw if c.isupper())  # FF[3] lowercase letters are ignored
-    if not ident:
+    ident_match = _IDENT.match(text, pos)
+    assert ident_match is not None  # the caller saw a letter at pos
+    raw = ident_match.group()
+    ident = raw if raw.isupper() else "".join(c for c in raw if c.isupper())
+    if not ident:  # FF[3] lowercase letters are ignored
         raise SgfError(f"property identifier {raw!r} has no uppercase letter", start)
+    pos = _end_of(_SPACES, text, ident_match.end())
     values: list[str] = []
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos >= len(text) or text[pos] != "[":
-            break
-        value, pos = _read_value(text, pos)
+    while pos < len(text) and text[pos] == "[":
+        match = _VALUE.match(text, pos)
+        if match is None:
+            raise SgfError("unterminated property value: no closing ']'", pos)
+        value = match.group(1)
+        if "\\" in value:
+            value = _ESCAPE.sub(_unescape, value)
+        if "\r" in value:
+            value = _LINEBREAK.sub("\n", value)
         values.append(value)
+        pos = match.end()
     if not values:
         raise SgfError(f"property {raw!r} has no value: expected '[' after it", pos)
     if ident in node:  # repeated in one node: tolerated by merging the values
@@ -205,7 +210,8 @@ def _main_line(text: str) -> list[_Node]:
             node = {}
             if stack[-1][0]:
                 main.append(node)
-            pos += 1
+            # A run of empty nodes (';;;') reads as one node: an empty node changes nothing.
+            pos = _end_of(_EMPTY_NODES, text, pos + 1)
         elif ch in _IDENT_CHARS:
             if node is None:
                 raise SgfError(f"property {ch!r}... outside a node: expected ';' first", pos)
@@ -218,14 +224,18 @@ def _main_line(text: str) -> list[_Node]:
 # ------------------------------------------------------------------- interpreting the main line
 
 
+_SPACE = re.compile(r"\s")
+_SPACE_NOT_NEWLINE = re.compile(r"[^\S\n]")
+
+
 def _simple_text(value: str) -> str:
     # SimpleText: every whitespace character, line breaks included, becomes a space.
-    return "".join(" " if c.isspace() else c for c in value)
+    return _SPACE.sub(" ", value)
 
 
 def _text(value: str) -> str:
     # Text: whitespace other than line breaks becomes a space.
-    return "".join(" " if c.isspace() and c != "\n" else c for c in value)
+    return _SPACE_NOT_NEWLINE.sub(" ", value)
 
 
 def _single(prop: _Prop) -> str:
@@ -234,14 +244,27 @@ def _single(prop: _Prop) -> str:
     return prop.values[0]
 
 
+_MAX_NUMBER_CHARS = 64  # a longer number is refused before converting it
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
 def _number(prop: _Prop, kind: type[int] | type[float]) -> float:
     raw = _single(prop).strip().replace(",", ".")
     if raw == "":
         return kind(0)
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise SgfError(f"{prop.ident}[{raw}] is not a valid {kind.__name__}", prop.offset) from None
+    if len(raw) > _MAX_NUMBER_CHARS:
+        raise SgfError(
+            f"{prop.ident}[{raw[:20]}...] has {len(raw)} characters; a number has at most "
+            f"{_MAX_NUMBER_CHARS}",
+            prop.offset,
+        )
+    pattern = (
+        r"[+-]?[0-9]+" if kind is int else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+    )
+    if not re.fullmatch(pattern, raw, flags=re.ASCII):
+        raise SgfError(f"{prop.ident}[{raw}] is not a valid {kind.__name__}", prop.offset)
+    value = kind(raw)
     if not math.isfinite(value):
         raise SgfError(f"{prop.ident}[{raw}] is not a finite number", prop.offset)
     return value
@@ -257,7 +280,8 @@ def _size(root: _Node) -> int:
         if cols.strip() != rows.strip():
             raise SgfError(f"SZ[{raw}]: rectangular boards are not supported", prop.offset)
         raw = cols.strip()
-    if not raw.isdigit() or not 2 <= int(raw) <= MAX_SIZE:
+    # ASCII digits only ('²'.isdigit() is true), and short enough for int().
+    if not re.fullmatch(r"[0-9]{1,3}", raw) or not 2 <= int(raw) <= MAX_SIZE:
         raise SgfError(f"SZ[{raw}]: the board size must be an integer 2..{MAX_SIZE}", prop.offset)
     return int(raw)
 
@@ -275,26 +299,49 @@ def _point(prop: _Prop, value: str, size: int, *, allow_pass: bool) -> int:
     return move
 
 
-def _points(prop: _Prop, size: int) -> list[int]:
-    """The points of a setup property, with ``aa:cc`` rectangles expanded."""
-    out: list[int] = []
+def _add_points(prop: _Prop, size: int, mask: np.ndarray, out: list[int]) -> None:
+    """Append the points of a setup property not yet in ``mask`` (``aa:cc`` rectangles expanded).
+
+    ``mask`` (``size x size`` booleans) marks the points already in ``out``, so that each point
+    is added once, in file order, and a repeated value or a rectangle whose points are all in
+    costs constant time: the work is linear in the file, not in values times points.
+    """
+    seen: set[str] = set()
     for value in prop.values:
+        if value in seen:
+            continue
+        seen.add(value)
         first, sep, second = value.partition(":")
         a = _point(prop, first, size, allow_pass=False)
         if not sep:
-            out.append(a)
+            if not mask.flat[a]:
+                mask.flat[a] = True
+                out.append(a)
             continue
         b = _point(prop, second, size, allow_pass=False)
         (r1, c1), (r2, c2) = divmod(a, size), divmod(b, size)
-        for row in range(min(r1, r2), max(r1, r2) + 1):
-            out.extend(row * size + col for col in range(min(c1, c2), max(c1, c2) + 1))
+        top, left = min(r1, r2), min(c1, c2)
+        block = mask[top : max(r1, r2) + 1, left : max(c1, c2) + 1]
+        if block.all():
+            continue
+        rows, cols = np.nonzero(~block)
+        out.extend(((rows + top) * size + cols + left).tolist())
+        block[...] = True
+
+
+def _points(prop: _Prop, size: int) -> list[int]:
+    """The points of a setup property, with ``aa:cc`` rectangles expanded (each point once)."""
+    out: list[int] = []
+    _add_points(prop, size, np.zeros((size, size), dtype=bool), out)
     return out
 
 
 def _merge_setup(record: GameRecord, node: _Node, size: int) -> None:
     for ident, target in (("AB", record.setup_black), ("AW", record.setup_white)):
         if ident in node:
-            target.extend(p for p in _points(node[ident], size) if p not in target)
+            mask = np.zeros((size, size), dtype=bool)
+            mask.flat[target] = True
+            _add_points(node[ident], size, mask, target)
     if "AE" in node:
         cleared = set(_points(node["AE"], size))
         record.setup_black[:] = [p for p in record.setup_black if p not in cleared]
@@ -312,7 +359,12 @@ def _read_root(record: GameRecord, root: _Node) -> None:
     if "KM" in root:
         record.komi = float(_number(root["KM"], float))
     if "HA" in root:
-        record.handicap = int(_number(root["HA"], int))
+        handicap = int(_number(root["HA"], int))
+        if not 0 <= handicap <= MAX_SIZE * MAX_SIZE:
+            raise SgfError(
+                f"HA[{handicap}]: the handicap must be 0..{MAX_SIZE * MAX_SIZE}", root["HA"].offset
+            )
+        record.handicap = handicap
     for ident, name in (("RU", "rules"), ("PB", "black"), ("PW", "white"), ("RE", "result")):
         if ident in root:
             setattr(record, name, _simple_text(" ".join(root[ident].values)))
@@ -339,7 +391,26 @@ def _merge_into_root(root: _Node, node: _Node) -> None:
             root[ident] = _Prop(ident, list(prop.values), prop.offset)
 
 
-def _read_move(record: GameRecord, node: _Node, size: int) -> bool:
+# Properties that belong to the root (game information, board size, setup handled there):
+# in a move node they are refused when read, rather than kept and refused when written.
+_ROOT_ONLY = frozenset({*_CONSUMED, *_ROOT_FIELDS, *_SETUP} - {"C"})
+
+
+def _check_move_node(node: _Node, index: int) -> None:
+    for ident, prop in node.items():
+        if ident in _SETUP:
+            raise SgfError(
+                f"setup property {ident} after move {index} is not supported", prop.offset
+            )
+        if ident in _ROOT_ONLY:
+            raise SgfError(
+                f"{ident} is a root property (game information); it cannot appear in a node "
+                f"after the root (here after move {index})",
+                prop.offset,
+            )
+
+
+def _read_move(record: GameRecord, node: _Node, size: int, comments: dict[int, list[str]]) -> bool:
     """Append the node's move (if any) with its comment and other properties."""
     props = [node[c] for c in ("B", "W") if c in node]
     if len(props) > 1:
@@ -353,30 +424,29 @@ def _read_move(record: GameRecord, node: _Node, size: int) -> bool:
     index = len(record.moves)
     record.moves.append((colour, _point(prop, prop.values[0], size, allow_pass=True)))
     if "C" in node:
-        record.move_comments[index] = _text("\n".join(node["C"].values))
+        comments[index] = [_text("\n".join(node["C"].values))]
     extra = {i: list(p.values) for i, p in node.items() if i not in ("B", "W", "C")}
     if extra:
         record.move_properties[index] = extra
     return True
 
 
-def _annotate_last(record: GameRecord, node: _Node) -> None:
+def _annotate_last(record: GameRecord, node: _Node, comments: dict[int, list[str]]) -> None:
     """A node without a move after the first move: its comment and properties join the last."""
     index = len(record.moves) - 1
     if "C" in node:
-        text = _text("\n".join(node["C"].values))
-        old = record.move_comments.get(index)
-        record.move_comments[index] = text if old is None else f"{old}\n{text}"
-    extra = record.move_properties.setdefault(index, {})
-    for ident, prop in node.items():
-        if ident != "C":
-            extra.setdefault(ident, []).extend(prop.values)
-    if not extra:
-        del record.move_properties[index]
+        comments.setdefault(index, []).append(_text("\n".join(node["C"].values)))
+    if any(ident != "C" for ident in node):
+        extra = record.move_properties.setdefault(index, {})
+        for ident, prop in node.items():
+            if ident != "C":
+                extra.setdefault(ident, []).extend(prop.values)
 
 
 def parse_sgf(text: str) -> GameRecord:
     """Read the main line of the first game tree of an SGF text.
+
+    Runs in time linear in the length of the text.
 
     Args:
         text: The SGF text (a collection of one or more game trees).
@@ -390,62 +460,79 @@ def parse_sgf(text: str) -> GameRecord:
     """
     nodes = _main_line(text.lstrip("\ufeff"))
     root: _Node = {i: _Prop(i, list(p.values), p.offset) for i, p in nodes[0].items()}
-    rest = nodes[1:]
     # Nodes before the first move (setup or game information split over several nodes) are
     # read as part of the root.
-    while rest and not any(c in rest[0] for c in ("B", "W")) and not any(c in root for c in "BW"):
-        _merge_into_root(root, rest.pop(0))
+    first = 1
+    if "B" not in root and "W" not in root:
+        while first < len(nodes) and "B" not in nodes[first] and "W" not in nodes[first]:
+            _merge_into_root(root, nodes[first])
+            first += 1
     size = _size(root)
     record = GameRecord(size=size)
     _read_root(record, root)
     _merge_setup(record, root, size)
+    comments: dict[int, list[str]] = {}
     if any(c in root for c in ("B", "W")):  # a move in the root node
-        _read_move(record, {i: p for i, p in root.items() if i in ("B", "W")}, size)
-    for node in rest:
-        setup = [node[i] for i in _SETUP if i in node]
-        if setup:
-            raise SgfError(
-                f"setup property {setup[0].ident} after move {len(record.moves)} is not supported",
-                setup[0].offset,
-            )
-        if not _read_move(record, node, size):
-            _annotate_last(record, node)
+        _read_move(record, {i: p for i, p in root.items() if i in ("B", "W")}, size, comments)
+    for node in nodes[first:]:
+        _check_move_node(node, len(record.moves))
+        if not _read_move(record, node, size, comments):
+            _annotate_last(record, node, comments)
+    record.move_comments = {i: "\n".join(parts) for i, parts in comments.items()}
     return record
 
 
 def _charset(data: bytes) -> str | None:
-    match = re.search(rb"(?<![A-Z])C[a-z]*A[a-z]*\s*\[([^\]]*)\]", data)
+    # The value is bounded ({0,64}): an unbounded [^\]]* rescans the rest of the file at each
+    # 'CA[' without a ']', quadratic time on a hostile file.
+    match = re.search(rb"(?<![A-Z])C[a-z]*A[a-z]*\s*\[([^\]]{0,64})\]", data)
     return match.group(1).decode("ascii", "replace").strip() if match else None
+
+
+def _decode(data: bytes) -> str:
+    """Decode SGF bytes with the CA charset, else UTF-8, else ISO-8859-1.
+
+    The CA charset is used only when it names a usable text codec; ISO-8859-1 decodes any bytes.
+    """
+    declared = _charset(data)
+    for charset in (declared, "utf-8"):
+        if charset is None:
+            continue
+        try:
+            if not codecs.lookup(charset)._is_text_encoding:  # e.g. CA[zlib], CA[rot13]
+                continue
+            return data.decode(charset)
+        except (LookupError, UnicodeError, ValueError, TypeError):
+            continue  # unknown name, undecodable bytes, or a codec that fails (CA[idna])
+    return data.decode("iso-8859-1")
+
+
+def parse_sgf_bytes(data: bytes) -> GameRecord:
+    """Read SGF bytes (decoded as :func:`load_sgf` says), then :func:`parse_sgf`.
+
+    Raises:
+        SgfError: When the text is not valid SGF.
+    """
+    return parse_sgf(_decode(data))
 
 
 def load_sgf(path: str | PathLike[str]) -> GameRecord:
     """Read an SGF file (see :func:`parse_sgf`).
 
     The bytes are decoded with the charset of the CA property; without CA, or when that charset
-    is unknown or fails, as UTF-8, and failing that as ISO-8859-1.
+    is unknown, not a text codec or fails, as UTF-8, and failing that as ISO-8859-1.
 
     Raises:
         SgfError: When the file is not valid SGF.
         OSError: When the file cannot be read.
     """
     data = Path(path).read_bytes()
-    declared = _charset(data)
-    text: str | None = None
-    for charset in (declared, "utf-8"):
-        if charset is None:
-            continue
-        try:
-            codecs.lookup(charset)
-            text = data.decode(charset)
-            break
-        except (LookupError, UnicodeDecodeError):
-            continue
-    if text is None:
-        text = data.decode("iso-8859-1")
     try:
-        return parse_sgf(text)
+        return parse_sgf_bytes(data)
     except SgfError as exc:
-        raise SgfError(f"{path}: {exc}") from exc
+        error = SgfError(f"{path}: {exc}")
+        error.offset = exc.offset
+        raise error from exc
 
 
 # ---------------------------------------------------------------------------------- writing

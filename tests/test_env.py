@@ -142,7 +142,7 @@ def test_action_mask_is_the_movers_legal_moves() -> None:
     waiting = game.observe(WHITE)["action_mask"]
     assert mover.dtype == np.int8 and waiting.dtype == np.int8
     assert waiting.sum() == 0
-    np.testing.assert_array_equal(mover, game.unwrapped.state.legal_mask().astype(np.int8))
+    np.testing.assert_array_equal(mover, game.unwrapped.game_state.legal_mask().astype(np.int8))
     assert mover[from_gtp("C3", 5)] == 0 and mover[from_gtp("D3", 5)] == 0
     assert mover[25] == 1  # pass
     assert mover.sum() == 24
@@ -165,7 +165,7 @@ def test_suicide_is_masked_unless_allowed() -> None:
         assert game.observe(BLACK)["action_mask"][from_gtp("A2", 5)] == expected
         if suicide:
             game.step(from_gtp("A2", 5))
-            assert game.unwrapped.state.board[3:, 0].tolist() == [0, 0]
+            assert game.unwrapped.game_state.board[3:, 0].tolist() == [0, 0]
         else:
             with pytest.raises(IllegalMoveError, match="suicide"):
                 game.step(from_gtp("A2", 5))
@@ -212,7 +212,7 @@ def test_rewards_of_a_known_final_position(komi: float, result: str, black_rewar
     for agent in AGENTS:
         info = game.infos[agent]
         assert info == {"move_number": 12, "score": 5 - komi, "result": result}
-    assert game.unwrapped.state.is_terminal
+    assert game.unwrapped.game_state.is_terminal
 
 
 def test_pitfall_draw_is_a_draw() -> None:
@@ -255,7 +255,7 @@ def test_pitfall_move_cap_truncates_and_scores() -> None:
     # two stones each, the empty points touch both colours: score = -komi
     assert game.infos[BLACK] == {"move_number": 4, "score": -0.5, "result": "W+0.5"}
     assert game.rewards == {BLACK: -1.0, WHITE: 1.0}
-    assert game.unwrapped.state.is_truncated
+    assert game.unwrapped.game_state.is_truncated
 
 
 def test_default_move_cap_is_two_board_areas() -> None:
@@ -264,7 +264,7 @@ def test_default_move_cap_is_two_board_areas() -> None:
     assert game.unwrapped.rules.move_limit == 8
     order = random_env_game(game, seed=3)
     assert len(order) <= 8 + 2
-    state = game.unwrapped.state
+    state = game.unwrapped.game_state
     assert state.is_over and state.move_number <= 8
 
 
@@ -287,7 +287,7 @@ def test_observations_agree_with_the_state_through_random_games(size: int, seed:
     rng = random.Random(seed)
     previous = {agent: np.zeros((size, size), dtype=np.int8) for agent in AGENTS}
     for agent in game.agent_iter(3 * size * size):
-        state = game.unwrapped.state
+        state = game.unwrapped.game_state
         board = state.board
         for viewer, colour in ((BLACK, Color.BLACK), (WHITE, Color.WHITE)):
             obs = game.observe(viewer)
@@ -318,7 +318,7 @@ def test_random_games_end_properly() -> None:
         order = random_env_game(game, seed)
         assert game.agents == []
         assert order.count(BLACK) >= 1 and order.count(WHITE) >= 1
-        state = game.unwrapped.state
+        state = game.unwrapped.game_state
         assert state.is_over
 
 
@@ -354,7 +354,7 @@ def test_raw_env_raises_on_an_occupied_point_and_keeps_the_game() -> None:
         game.step(40)
     assert err.value.move == 40 and err.value.reason is IllegalReason.OCCUPIED
     assert game.agent_selection == WHITE
-    assert game.unwrapped.state.move_number == 1
+    assert game.unwrapped.game_state.move_number == 1
     after = game.observe(WHITE)
     np.testing.assert_array_equal(before["observation"], after["observation"])
     np.testing.assert_array_equal(before["action_mask"], after["action_mask"])
@@ -375,7 +375,7 @@ def test_raw_env_off_board_action(action: int) -> None:
     game.reset()
     with pytest.raises(IllegalMoveError, match=r"by black_0 \(actions are 0\.\.81, 81 = pass\)"):
         game.step(action)
-    assert game.unwrapped.state.move_number == 0
+    assert game.unwrapped.game_state.move_number == 0
 
 
 @pytest.mark.parametrize("action", [None, 1.5, "E5", True, np.bool_(False)])
@@ -392,7 +392,7 @@ def test_numpy_integer_actions_are_accepted() -> None:
     game.step(np.int32(40))
     game.step(np.int64(41))
     game.step(np.array(42))  # type: ignore[arg-type]
-    assert game.unwrapped.state.history[-1] == (Color.BLACK, 42)
+    assert game.unwrapped.game_state.history[-1] == (Color.BLACK, 42)
 
 
 def test_dead_agents_step_with_none_only() -> None:
@@ -419,7 +419,7 @@ def test_env_illegal_move_loses_and_ends_the_game() -> None:
         finals[agent] = reward
         game.step(None)
     assert finals == {WHITE: -1.0, BLACK: 0.0}
-    assert game.unwrapped.state.move_number == 1  # the illegal move was not played
+    assert game.unwrapped.game_state.move_number == 1  # the illegal move was not played
 
 
 def test_env_out_of_bounds_action_fails_an_assertion() -> None:
@@ -578,7 +578,7 @@ def test_reset_seed_gives_the_same_game() -> None:
             game.step(
                 None if term or trunc else game.action_space(agent).sample(obs["action_mask"])
             )
-        boards.append(game.unwrapped.state.board)
+        boards.append(game.unwrapped.game_state.board)
     np.testing.assert_array_equal(boards[0], boards[1])
 
 
@@ -590,7 +590,7 @@ def test_reset_restarts_the_game() -> None:
     assert game.agents == [BLACK, WHITE] and game.agent_selection == BLACK
     assert not any(game.terminations.values()) and not any(game.truncations.values())
     assert game.rewards == {BLACK: 0.0, WHITE: 0.0}
-    assert game.unwrapped.state.move_number == 0
+    assert game.unwrapped.game_state.move_number == 0
     assert game.observe(BLACK)["action_mask"].sum() == 26
 
 
@@ -620,8 +620,11 @@ def test_pitfall_two_sizes_alive_at_once() -> None:
             game.step(None if term or trunc else int(legal[rng.randrange(len(legal) - 1)]))
     later = env(board_size=13)
     later.reset()
-    assert small.unwrapped.state.size == 9 and large.unwrapped.state.size == 19
-    assert small.unwrapped.state.move_number == 40 and large.unwrapped.state.move_number == 40
+    assert small.unwrapped.game_state.size == 9 and large.unwrapped.game_state.size == 19
+    assert (
+        small.unwrapped.game_state.move_number == 40
+        and large.unwrapped.game_state.move_number == 40
+    )
     assert small.last()[0]["action_mask"].shape == (82,)
 
 
@@ -632,10 +635,10 @@ def test_pitfall_state_is_live_and_clonable() -> None:
     """go_v5 offered planning agents no game state to clone and search."""
     game = env(board_size=9)
     game.reset()
-    state = game.unwrapped.state
+    state = game.unwrapped.game_state
     assert isinstance(state, GoState)
     game.step(40)
-    assert game.unwrapped.state is state and state.move_number == 1  # live
+    assert game.unwrapped.game_state is state and state.move_number == 1  # live
     mask_before = game.last()[0]["action_mask"].copy()
     search = state.clone()
     for _ in range(5):
@@ -643,7 +646,7 @@ def test_pitfall_state_is_live_and_clonable() -> None:
     assert state.move_number == 1
     np.testing.assert_array_equal(game.last()[0]["action_mask"], mask_before)
     assert game.unwrapped.rules is state.rules
-    assert game.state is state and game.rules is state.rules  # through the wrappers too
+    assert game.game_state is state and game.rules is state.rules  # through the wrappers too
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -707,3 +710,39 @@ def test_render_without_mode_warns() -> None:
     game.reset()
     with pytest.warns(UserWarning, match="without specifying any render mode"):
         assert game.render() is None
+
+
+# -- PettingZoo's global state and the deprecated env.state ---------------------------------
+
+
+def test_state_is_pettingzoos_global_state_through_every_wrapper() -> None:
+    from pettingzoo.utils.wrappers import BaseWrapper, OrderEnforcingWrapper
+
+    for game in (
+        env(board_size=5),
+        BaseWrapper(env(board_size=5)),
+        OrderEnforcingWrapper(raw_env(board_size=5)),
+    ):
+        game.reset(seed=0)
+        game.step(12)  # Black plays the centre
+        glob = game.state()
+        assert game.state_space.contains(glob)
+        assert glob.shape == (5, 5, 17) and glob.dtype == np.int8
+        assert glob[2, 2, 0] == 1 and glob[:, :, 0].sum() == 1  # Black's stones now
+        assert glob[:, :, 1].sum() == 0  # ... one move ago
+        assert glob[:, :, 8].sum() == 0  # White's stones now
+        assert not glob[:, :, 16].any()  # White to move
+        game.step(6)
+        glob = game.state()
+        assert glob[1, 1, 8] == 1 and glob[:, :, 16].all()  # White's stone; Black to move
+
+
+def test_env_state_as_the_gostate_still_works_with_a_deprecation_warning() -> None:
+    game = env(board_size=5)
+    game.reset(seed=0)
+    game.step(12)
+    with pytest.warns(DeprecationWarning, match="use env.unwrapped.game_state"):
+        clone = game.unwrapped.state.clone()
+    assert clone.move_number == 1
+    with pytest.warns(DeprecationWarning):
+        assert game.state.to_play == Color.WHITE

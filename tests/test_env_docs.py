@@ -94,7 +94,7 @@ def test_plane_table_matches_observations(k: int) -> None:
     game.reset()
     for vertex in GAME:
         game.step(from_gtp(vertex, 9))
-    assert game.unwrapped.state.captures(Color.BLACK) == 1, "the game should hold a capture"
+    assert game.unwrapped.game_state.captures(Color.BLACK) == 1, "the game should hold a capture"
     for agent, colour in zip(AGENTS, (Color.BLACK, Color.WHITE), strict=True):
         observation = game.observe(agent)["observation"]
         assert observation.shape == (9, 9, len(planes))

@@ -150,9 +150,9 @@ def test_env_mask_follows_a_state_changed_behind_its_back() -> None:
     game = raw_env(board_size=5)
     game.reset()
     game.step(12)
-    game.unwrapped.state.play(13)  # White's move, played on the state directly
+    game.unwrapped.game_state.play(13)  # White's move, played on the state directly
     mask = game.observe(AGENTS[1])["action_mask"]  # white_0 is still the env's mover
-    np.testing.assert_array_equal(mask, game.unwrapped.state.legal_mask())
+    np.testing.assert_array_equal(mask, game.unwrapped.game_state.legal_mask())
     assert mask[13] == 0 and mask[12] == 0
 
 

@@ -80,7 +80,7 @@ def test_unknown_backup_suggests_names():
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("sims", 0, "sims must be an int >= 1"),
+        ("sims", 0, r"sims must be an int in \[1, 2147483647\]"),
         ("time", 0.0, "time must be a positive number"),
         ("policy", "ucb", "policy must be one of uct, puct"),
         ("c", -1.0, "c must be a number >= 0"),
@@ -90,9 +90,9 @@ def test_unknown_backup_suggests_names():
         ("noise_weight", 1.5, "noise_weight"),
         ("score_scale", -2.0, "score_scale"),
         ("end_scoring", "japanese", "end_scoring must be one of tromp_taylor, remove_dead"),
-        ("dead_playouts", 0, "dead_playouts must be an int >= 1"),
+        ("dead_playouts", 0, r"dead_playouts must be an int in \[1, "),
         ("expand_visits", -1, "expand_visits"),
-        ("max_nodes", 10, "max_nodes must be an int >= 1024"),
+        ("max_nodes", 10, r"max_nodes must be an int in \[1024, "),
         ("pass_prior", -0.1, "pass_prior"),
         ("choice", "robust", "choice must be one of"),
         ("temperature", 0.0, "temperature must be > 0"),
@@ -108,7 +108,7 @@ def test_validation_names_the_field(field, value, message):
 
 
 def test_spec_value_errors_become_spec_errors():
-    with pytest.raises(SpecError, match="sims must be an int >= 1"):
+    with pytest.raises(SpecError, match=r"sims must be an int in \[1, "):
         agent_config("mcts:sims=0")
     with pytest.raises(SpecError, match="'abc' is not an integer"):
         agent_config("mcts:sims=abc")

@@ -124,7 +124,7 @@ def test_mcts_evaluator_spec_errors(model_path):
         make_agent(f'mcts:evaluator="net:{model_path},lam=2"')
     with pytest.raises(SpecError, match="has no parameter 'depth'"):
         make_agent('mcts:evaluator="net:x.pt,depth=2"')
-    with pytest.raises(SpecError, match="batch must be an int >= 1"):
+    with pytest.raises(SpecError, match=r"batch must be an int in \[1, 4096\]"):
         make_agent("mcts:batch=0")
     with pytest.raises(FileNotFoundError, match="no network checkpoint"):
         make_agent("mcts:evaluator=net:/nonexistent/net.pt")

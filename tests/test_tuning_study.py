@@ -156,7 +156,7 @@ def test_other_settings_under_the_same_name_are_refused(tmp_path: Path) -> None:
         ({"games": 5}, "games must be even"),
         ({"batch": 3}, "batch must be even"),
         ({"agent": "random"}, "no 'sims' and 'backup' parameters"),
-        ({"agent": "mcts:sims=0"}, "sims must be an int >= 1"),
+        ({"agent": "mcts:sims=0"}, r"sims must be an int in \[1, "),
         ({"trials": -1}, "trials must be an int >= 0"),
         ({"sampler": "cmaes"}, "unknown sampler 'cmaes'; allowed: botorch, gp, tpe, random"),
     ],

@@ -57,6 +57,7 @@ from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.lifetime import die_with_parent
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
 from tuning.objective import (
@@ -486,9 +487,15 @@ def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def _job(config: StudyConfig, index: int, verbose: bool) -> None:
-    """A study worker process (``jobs > 1``): trials until the study has enough."""
+def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = None) -> None:
+    """A study worker process (``jobs > 1``): trials until the study has enough.
+
+    It stops with its parent (:func:`agents.lifetime.die_with_parent`): the ``SIGTERM`` it then
+    gets puts its running trial back in the queue, so a restarted study has one set of workers.
+    """
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    if parent is not None:
+        die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     progress = (lambda line: print(f"[job {index}] {line}", flush=True)) if verbose else None
     try:
@@ -510,7 +517,9 @@ def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
     context = multiprocessing.get_context("spawn")
     procs = [
         context.Process(
-            target=_job, args=(config, i, progress is not None), name=f"gomcts-tune-job-{i}"
+            target=_job,
+            args=(config, i, progress is not None, os.getpid()),
+            name=f"gomcts-tune-job-{i}",
         )
         for i in range(config.jobs)
     ]

@@ -9,7 +9,6 @@ code) goes to stderr. Logs go to stderr (``--log-level``).
 from __future__ import annotations
 
 import argparse
-import io
 import logging
 import os
 import sys
@@ -52,6 +51,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
     from agents.base import AgentError
     from agents.cli import rules_from_args
     from agents.gtp.engine import GtpEngine
+    from agents.gtp.lines import fd_lines
     from agents.gtp.process import GtpError
     from agents.registry import make_agent
 
@@ -71,7 +71,10 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    commands = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
+    # Commands are read from the descriptor, not through sys.stdin (see agents.gtp.lines): a
+    # reader thread blocked in sys.stdin's buffer would abort the interpreter's shutdown when
+    # the controller keeps stdin open after quit.
+    commands = fd_lines(sys.stdin.fileno())
     try:
         agent = make_agent(args.agent)
     except (AgentError, GtpError) as exc:

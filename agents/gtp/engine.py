@@ -36,8 +36,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import os
 import re
-from collections.abc import Callable, Sequence
+import stat
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -55,7 +57,7 @@ from go_env.errors import IllegalMoveError
 from go_env.features import history_planes_hwc
 from go_env.handicap import fixed_handicap_points, max_handicap
 from go_env.rules import MAX_SIZE, MIN_SIZE, Rules
-from go_env.sgf import SgfError, dump_sgf, load_sgf
+from go_env.sgf import GameRecord, SgfError, dump_sgf, parse_sgf_bytes
 from go_env.state import Color, GoState
 
 __all__ = ["GtpEngine", "GtpFailure"]
@@ -88,10 +90,43 @@ def parse_color(token: str) -> Color:
     raise GtpFailure("syntax error")
 
 
+#: The largest integer argument accepted: GTP 2 (section 2.6) defines ``int`` as an unsigned
+#: integer of at most 2**31 - 1; anything longer is a syntax error, not an internal error.
+MAX_INT = 2**31 - 1
+#: The largest file ``loadsgf`` reads (bytes); larger files and anything but a regular file
+#: (a FIFO, a device, a directory) get ``cannot load file``.
+MAX_SGF_BYTES = 1 << 20
+_ID = re.compile(r"[0-9]{1,10}")  # ASCII digits only: str.isdigit() also accepts '²'
+
+
 def _parse_int(token: str) -> int:
-    if not re.fullmatch(r"[+-]?[0-9]+", token):
+    if not re.fullmatch(r"[+-]?[0-9]{1,10}", token):
         raise GtpFailure("syntax error")
-    return int(token)
+    value = int(token)
+    if abs(value) > MAX_INT:
+        raise GtpFailure("syntax error")
+    return value
+
+
+def _load_limited(path: str) -> GameRecord:
+    """Read an SGF file for ``loadsgf``: a regular file of at most :data:`MAX_SGF_BYTES`.
+
+    The file is opened without blocking (a FIFO with no writer would block ``open`` forever)
+    and checked with ``fstat`` on the open descriptor, so the size and type tested are those of
+    the file read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        if info.st_size > MAX_SGF_BYTES:
+            raise ValueError(f"{path} has {info.st_size} bytes; at most {MAX_SGF_BYTES} are read")
+        data = handle.read(MAX_SGF_BYTES + 1)
+    if len(data) > MAX_SGF_BYTES:
+        raise ValueError(f"{path} grew past {MAX_SGF_BYTES} bytes while being read")
+    return parse_sgf_bytes(data)
 
 
 @dataclass
@@ -202,7 +237,7 @@ class GtpEngine:
             return None
         tokens = text.split()
         ident = ""
-        if tokens[0].isdigit():
+        if _ID.fullmatch(tokens[0]) and int(tokens[0]) <= MAX_INT:
             ident = tokens.pop(0)
         if not tokens:
             return f"?{ident} unknown command\n\n"
@@ -223,7 +258,7 @@ class GtpEngine:
             return f"={ident}\n"
         return f"={ident} {result}\n\n"
 
-    def serve(self, stdin: TextIO, stdout: TextIO) -> None:
+    def serve(self, stdin: Iterable[str], stdout: TextIO) -> None:
         """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or the end of input."""
         lines = LineQueue(stdin)
         while not self.quitting:
@@ -271,7 +306,7 @@ class GtpEngine:
             if token == "interval" and rest:
                 interval = _parse_int(rest.pop(0)) / 100.0
             elif re.fullmatch(r"[0-9]+", token):
-                interval = int(token) / 100.0
+                interval = _parse_int(token) / 100.0
             else:
                 raise GtpFailure("syntax error")
         if interval <= 0:
@@ -424,7 +459,7 @@ class GtpEngine:
             raise GtpFailure("syntax error")
         upto = _parse_int(args[1]) if len(args) == 2 else None
         try:
-            record = load_sgf(args[0])
+            record = _load_limited(args[0])
         except (OSError, SgfError, ValueError) as exc:
             log.warning("loadsgf %s: %s", args[0], exc)
             raise GtpFailure("cannot load file") from None

@@ -2,16 +2,24 @@
 
 The GTP engine streams ``lz-analyze`` output until the next command arrives: its search asks
 :meth:`LineQueue.pending` between batches of simulations instead of blocking on ``readline``.
+
+Standard input is read with :func:`fd_lines` (``os.read`` on the descriptor) rather than
+through ``sys.stdin``: a daemon thread blocked inside a buffered reader holds that reader's
+lock, and when the engine returns after ``quit`` while the controller keeps the pipe open (as
+GUIs do), the interpreter's shutdown cannot take the lock to close ``sys.stdin`` and aborts
+("Fatal Python error: _enter_buffered_busy"). A thread blocked in ``os.read`` holds no lock.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
+import os
 import threading
 from collections import deque
-from typing import TextIO
+from collections.abc import Iterable, Iterator
 
-__all__ = ["LineQueue"]
+__all__ = ["LineQueue", "fd_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -20,16 +28,16 @@ class LineQueue:
     """Lines of ``stream``, read by a daemon thread as soon as they arrive.
 
     Args:
-        stream: A text stream (each item one line); ``None`` marks its end.
+        stream: Lines of text (a text stream, or :func:`fd_lines` of a descriptor).
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: Iterable[str]) -> None:
         self._lines: deque[str | None] = deque()
         self._ready = threading.Condition()
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
 
-    def _read(self, stream: TextIO) -> None:
+    def _read(self, stream: Iterable[str]) -> None:
         try:
             for line in stream:
                 with self._ready:
@@ -58,3 +66,27 @@ class LineQueue:
             if line is None:
                 self._lines.appendleft(None)  # keep reporting the end
             return line
+
+
+def fd_lines(fd: int, *, chunk: int = 65536) -> Iterator[str]:
+    """Lines read from a file descriptor with ``os.read``, decoded as UTF-8 (bad bytes replaced).
+
+    Each line keeps its newline; a last line without one is yielded at the end of input. No
+    Python-level lock is held while waiting for input (see the module docstring).
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    parts: list[str] = []  # the line so far (a list: a long line arrives in many chunks)
+    while True:
+        data = os.read(fd, chunk)
+        text = decoder.decode(data, final=not data)
+        *complete, rest = text.split("\n")
+        for piece in complete:
+            parts.append(piece)
+            yield "".join(parts) + "\n"
+            parts = []
+        if rest:
+            parts.append(rest)
+        if not data:
+            if parts:
+                yield "".join(parts)
+            return

@@ -80,6 +80,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.game import play_game
+from agents.lifetime import die_with_parent
 from agents.matches.openings import check_opening, random_opening
 from agents.matches.results import GameOutcome, ResultsFile
 from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
@@ -355,8 +356,10 @@ def _play(config: MatchConfig, index: int, players: _Players) -> GameOutcome:
 _WORKER_PLAYERS: _Players | None = None
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int | None = None) -> None:
     global _WORKER_PLAYERS
+    if parent is not None:
+        die_with_parent(parent)  # a killed arena takes its workers along
     _WORKER_PLAYERS = _Players()
     Finalize(None, _WORKER_PLAYERS.close, exitpriority=10)
 
@@ -473,6 +476,7 @@ def iter_games(
             min(workers, len(todo)),
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
+            initargs=(os.getpid(),),
         )
     with pool:
         running: dict[Future[GameOutcome], int] = {

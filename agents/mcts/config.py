@@ -29,7 +29,18 @@ from agents.spec import parse_spec
 if TYPE_CHECKING:
     from agents.mcts.evaluators import Evaluator
 
-__all__ = ["DEFAULT_C", "MCTSConfig"]
+__all__ = ["DEFAULT_C", "MAX_COUNT", "MAX_SEED", "MCTSConfig"]
+
+MAX_COUNT = 2**31 - 1
+"""Upper bound of the counts of the config (``sims``, ``dead_playouts``, ``expand_visits``,
+``virtual_loss``, ``max_nodes``, ...): they reach compiled code as 64-bit integers, where a
+larger Python int overflows (``OverflowError`` or a numba typing error) instead of failing at
+validation; 2**31 - 1 simulations per move would already take days."""
+MAX_BATCH = 4096
+"""Upper bound of ``batch``: the leaves of a batch (and their network inputs) are allocated up
+front, so an absurd batch fails to allocate instead of running."""
+MAX_SEED = 2**63 - 1
+"""Seeds are 0..2**63 - 1 (numpy's ``SeedSequence`` refuses negative seeds)."""
 
 DEFAULT_C = {"uct": 0.5, "puct": 0.5}
 """Exploration constant of each tree policy when ``c`` is not given.
@@ -145,7 +156,7 @@ class MCTSConfig:
     name: str = "mcts"
 
     def __post_init__(self) -> None:
-        _check_int("sims", self.sims, 1)
+        _check_int("sims", self.sims, 1, MAX_COUNT)
         if self.time is not None and not (_is_number(self.time) and self.time > 0):
             raise ValueError(
                 f"time must be a positive number of seconds or None, got {self.time!r}"
@@ -164,29 +175,27 @@ class MCTSConfig:
                 f"score_scale must be >= 0 (0 = win/loss value), got {self.score_scale!r}"
             )
         _check_choice("end_scoring", self.end_scoring, ("tromp_taylor", "remove_dead"))
-        _check_int("dead_playouts", self.dead_playouts, 1)
-        _check_int("expand_visits", self.expand_visits, 0)
-        _check_int("max_nodes", self.max_nodes, 1024)
+        _check_int("dead_playouts", self.dead_playouts, 1, MAX_COUNT)
+        _check_int("expand_visits", self.expand_visits, 0, MAX_COUNT)
+        _check_int("max_nodes", self.max_nodes, 1024, MAX_COUNT)
         if not (_is_number(self.pass_prior) and self.pass_prior >= 0):
             raise ValueError(f"pass_prior must be >= 0, got {self.pass_prior!r}")
         _check_choice("choice", self.choice, ("auto", "visits", "value", "secure"))
         _check_float("secure_a", self.secure_a, -10.0, 10.0)
         if not (_is_number(self.temperature) and self.temperature > 0):
             raise ValueError(f"temperature must be > 0, got {self.temperature!r}")
-        _check_int("temperature_moves", self.temperature_moves, 0)
+        _check_int("temperature_moves", self.temperature_moves, 0, MAX_COUNT)
         for flag in ("pass_guard", "reuse_tree"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.resign is not None:
             _check_float("resign", self.resign, -1.0, 1.0)
-        _check_int("resign_after", self.resign_after, 0)
-        _check_int("batch", self.batch, 1)
-        _check_int("virtual_loss", self.virtual_loss, 0)
+        _check_int("resign_after", self.resign_after, 0, MAX_COUNT)
+        _check_int("batch", self.batch, 1, MAX_BATCH)
+        _check_int("virtual_loss", self.virtual_loss, 0, MAX_COUNT)
         self._evaluator_options()  # validates the evaluator spec (imports no network code)
-        if self.seed is not None and (
-            isinstance(self.seed, bool) or not isinstance(self.seed, int)
-        ):
-            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if self.seed is not None:
+            _check_int("seed", self.seed, 0, MAX_SEED, "or None")
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
         self.backup_strategy()  # validates the backup spec (unknown name: did-you-mean error)
@@ -292,9 +301,13 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+def _check_int(name: str, value: object, low: int, high: int, extra: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = repr(value)
+        if isinstance(value, int) and value.bit_length() > 128:  # str() fails past 4300 digits
+            shown = f"an int of {value.bit_length()} bits"
+        also = f" {extra}" if extra else ""
+        raise ValueError(f"{name} must be an int in [{low}, {high}]{also}, got {shown}")
 
 
 def _check_float(name: str, value: object, low: float, high: float) -> None:

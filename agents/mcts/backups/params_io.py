@@ -113,7 +113,12 @@ def read_params(path: str | Path, *, backup: str | None = None) -> BackupParams:
         doc = json.loads(where.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ParamsFileError(f"cannot read backup parameter file {str(where)!r}: {exc}") from exc
-    except json.JSONDecodeError as exc:
+    except RecursionError:
+        raise ParamsFileError(
+            f"backup parameter file {str(where)!r} is nested too deeply to be a parameter file "
+            "(a parameter file is an object holding numbers and lists of numbers)"
+        ) from None
+    except ValueError as exc:  # JSONDecodeError, or an integer of more than 4300 digits
         raise ParamsFileError(f"backup parameter file {str(where)!r} is not JSON: {exc}") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParamsFileError(
@@ -143,7 +148,12 @@ def _number(value: Any, where: str) -> float:
         return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParamsFileError(f"{where}: {value!r} is not a number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ParamsFileError(
+            f"{where}: {value} is too large; a number must lie within a float's range (1.8e308)"
+        ) from None
 
 
 def _from_json(value: Any, hint: Any, where: str) -> Any:

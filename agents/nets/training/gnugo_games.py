@@ -18,6 +18,7 @@ rerun skips the games already in the folder.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import numpy as np
 
 from agents.gtp.client_agent import resolve_program
 from agents.gtp.process import GtpProcess
+from agents.lifetime import die_with_parent
 from go_env.coords import from_gtp, to_gtp
 from go_env.errors import IllegalMoveError
 from go_env.rules import Rules
@@ -191,7 +193,12 @@ def generate_games(
         bar = tqdm(total=len(todo), file=sys.stderr, unit="game", dynamic_ncols=True)
     written = dropped = 0
     workers = max(1, workers)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         pending: dict[Future[bool], int] = {}
         queue = list(todo)
         while queue or pending:

@@ -1,0 +1,85 @@
+"""Worker processes that die with their parent.
+
+A worker process (an arena game worker, a study job) outlives its parent when the parent is
+killed with ``SIGKILL``: nothing runs in the parent to stop it. Orphaned arena workers keep
+playing games no one collects, and orphaned study workers keep running trials, so that a
+restarted study has two sets of workers on one storage. :func:`die_with_parent`, called first
+thing in the worker, arranges two guards:
+
+- on Linux, ``prctl(PR_SET_PDEATHSIG, signal)`` (through ``ctypes``, see ``man 2 prctl``): the
+  kernel sends ``signal`` to the worker the moment its parent dies (more precisely, the parent
+  thread that started it: start workers from a thread that lives as long as they do);
+- everywhere, a daemon thread that polls ``os.getppid()`` and sends the signal when the parent
+  has changed (the worker was re-parented to init or a subreaper), then exits the process
+  outright if the signal did not end it within a grace period.
+
+The default signal is ``SIGTERM``, so a worker with a handler can stop cleanly (a study job
+turns it into ``KeyboardInterrupt`` and puts its running trial back in the queue). The
+resource tracker of :mod:`multiprocessing` exits by itself once every process holding its
+pipe is gone, so it goes with the workers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["die_with_parent"]
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _set_parent_death_signal(signum: int) -> bool:
+    """``prctl(PR_SET_PDEATHSIG, signum)``; whether it took effect (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0) != 0:
+            log.debug("prctl(PR_SET_PDEATHSIG) failed: errno %d", ctypes.get_errno())
+            return False
+    except (OSError, AttributeError) as exc:  # no libc or no prctl: the watchdog remains
+        log.debug("prctl unavailable: %s", exc)
+        return False
+    return True
+
+
+def _watch(parent: int, signum: int, poll: float, grace: float) -> None:
+    while os.getppid() == parent:
+        time.sleep(poll)
+    log.warning("parent process %d is gone; stopping worker %d", parent, os.getpid())
+    os.kill(os.getpid(), signum)
+    time.sleep(grace)
+    os._exit(1)  # the signal was handled but did not end the process in time
+
+
+def die_with_parent(
+    parent: int,
+    *,
+    signum: int = signal.SIGTERM,
+    poll: float = 1.0,
+    grace: float = 30.0,
+) -> None:
+    """Make this process receive ``signum`` when process ``parent`` dies.
+
+    Args:
+        parent: The parent's pid, as the parent saw it (``os.getpid()`` passed down): a parent
+            that died before this call is noticed, since ``os.getppid()`` then differs.
+        signum: The signal sent (default ``SIGTERM``).
+        poll: Seconds between two checks of the watchdog thread.
+        grace: Seconds the watchdog waits after sending the signal before ``os._exit(1)``.
+    """
+    _set_parent_death_signal(signum)
+    if os.getppid() != parent:  # the parent died before the guard was set
+        os.kill(os.getpid(), signum)
+    threading.Thread(
+        target=_watch, args=(parent, signum, poll, grace), name="parent-watchdog", daemon=True
+    ).start()
