@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -184,6 +185,10 @@ def pool_checks(report: dict) -> None:
 def main(out: Path) -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    # A throwaway cluster on the loopback of a private network namespace: no token (a token
+    # file left in ~/.ray by a `ray.init()` elsewhere would otherwise switch it on for some
+    # processes and not others).
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # sockets need a short path
     ray_bin = str(Path(sys.executable).with_name("ray"))
     common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--block"]
@@ -264,6 +269,7 @@ def main(out: Path) -> int:
                     proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        shutil.rmtree(temp, ignore_errors=True)
     return 0
 
 

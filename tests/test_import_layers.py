@@ -37,6 +37,8 @@ CONFINED: dict[str, tuple[str, ...]] = {
     # studies (BoTorch is built on torch; docs/decisions/016-noise-aware-gp.md).
     "torch": ("agents.nets", "tuning.noisy_gp"),
     "optuna": ("tuning",),
+    # Ray (the optional `cluster` extra) is behind one Executor (docs/decisions/017).
+    "ray": ("agents.matches.ray_pool",),
 }
 
 # Import cycles that exist today and are being removed by the rest of issue 16; each entry is

@@ -106,11 +106,21 @@ def connect(address: str = "auto") -> Any:
         else:
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
+        cause = f"{exc} {exc.__cause__ or ''}"
+        if "AuthToken" in cause or "token authentication" in cause:
+            hint = (
+                "the cluster uses token authentication and this process sent no token: set "
+                "RAY_AUTH_MODE=token here, with the cluster's token in ~/.ray/auth_token or "
+                "RAY_AUTH_TOKEN (see docs/cluster.md, 'Authentication')"
+            )
+        else:
+            hint = (
+                "start one with `ray start --head` on this machine, give the head's address "
+                "with --ray HOST:PORT, or use --ray local for a private Ray on this machine; "
+                "see docs/cluster.md"
+            )
         raise ClusterError(
-            f"cannot connect to the Ray cluster at {address!r}: {exc}\n(start one with "
-            "`ray start --head` on this machine, give the head's address with --ray "
-            "HOST:PORT, or use --ray local for a private Ray on this machine; see "
-            "docs/cluster.md)"
+            f"cannot connect to the Ray cluster at {address!r}: {exc}\n({hint})"
         ) from exc
     return ray
 
