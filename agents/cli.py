@@ -57,8 +57,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from go_env.sgf import record_from_state, save_sgf
 
     rules = rules_from_args(args)
-    black = make_agent(args.black if args.seed is None else _seeded(args.black, args.seed))
-    white = make_agent(args.white if args.seed is None else _seeded(args.white, args.seed + 1))
+    black_spec = args.black if args.seed is None else _seeded(args.black, args.seed)
+    white_spec = args.white if args.seed is None else _seeded(args.white, args.seed + 1)
+    black, white = make_agent(black_spec), make_agent(white_spec)
 
     def show(state: GoState, move: int) -> None:
         if args.quiet:
@@ -79,8 +80,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.sgf:
         path = Path(args.sgf)
         path.parent.mkdir(parents=True, exist_ok=True)
+        # The full specs, as the arena records them: PB[mcts] would not say which settings.
         record = record_from_state(
-            result.state, black=black.name, white=white.name, result=result.result
+            result.state, black=black_spec, white=white_spec, result=result.result
         )
         save_sgf(record, path)
         print(f"saved {path}")

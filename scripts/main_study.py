@@ -34,8 +34,20 @@ DEFAULTS = [
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the small study; returns the exit status of ``gomcts tune``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--space", default="softmax", help="search space (default softmax)")
+    parser = argparse.ArgumentParser(
+        usage="%(prog)s [-h] [--space SPACE] [gomcts tune options ...]",
+        description=__doc__.splitlines()[0],
+        epilog=(
+            "Every other option is a `gomcts tune` option (see `gomcts tune --help`) and "
+            "overrides the defaults: " + " ".join(DEFAULTS) + ". Example: python "
+            "scripts/main_study.py --space monotone --trials 30 --games 40"
+        ),
+    )
+    parser.add_argument(
+        "--space",
+        default="softmax",
+        help="search space, the positional argument of `gomcts tune` (default softmax)",
+    )
     args, rest = parser.parse_known_args(argv)
     out = ["--out", f"runs/main-study/{args.space}"]
     start = time.monotonic()

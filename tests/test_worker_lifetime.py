@@ -99,6 +99,7 @@ def test_study_jobs_die_with_a_killed_tune_and_run_no_more_trials(tmp_path: Path
             "tune", "softmax", "--size", "5", "--agent", "mcts:sims=8", "--games", "4",
             "--batch", "2", "--trials", "400", "--startup-trials", "400", "--jobs", "2",
             "--workers", "1", "--storage", storage, "--study-name", "s", "--no-outputs",
+            "--sampler", "gp",
         ],
         tmp_path,
     )  # fmt: skip

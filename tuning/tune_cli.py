@@ -225,7 +225,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run trials only: no best file, plots or verification (extra workers)",
     )
-    run.add_argument("--quiet", action="store_true", help="no progress lines")
+    run.add_argument("--quiet", action="store_true", help="no progress lines and no bar")
+    run.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar of the trials (the progress lines stay)",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
@@ -309,7 +314,14 @@ def run(args: argparse.Namespace) -> int:
         except ClusterError as exc:
             print(f"gomcts tune: error: {exc}", file=sys.stderr)
             return 2
+    bar = None
+    if not args.quiet and not args.no_progress:
+        from tuning.trial_bar import TrialBar
+
+        bar = TrialBar(config)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
+    if bar is not None:
+        progress = bar.write
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     import optuna
 
@@ -329,7 +341,12 @@ def run(args: argparse.Namespace) -> int:
             f"{config.baseline_spec}; output in {config.out_dir}"
         )
     try:
-        run_study(config, progress=progress, outputs=False)
+        try:
+            run_study(config, progress=progress, outputs=False)
+        finally:
+            if bar is not None:
+                bar.close()
+                progress = lambda line: print(line, flush=True)  # noqa: E731 (the bar is gone)
         if args.no_outputs:
             return 0
         report = finish_study(config, progress=progress)

@@ -66,10 +66,21 @@ def _cmd_sl(args: argparse.Namespace) -> int:
         args.out,
         config,
         progress=not args.quiet,
-        log=lambda line: print(line, file=sys.stderr),
+        log=log_line,
     )
     print(f"model: {path}")
     return 0
+
+
+def log_line(line: str, file: Any = None) -> None:
+    """Print a training log line on stderr through ``tqdm.write``.
+
+    The live progress bar is on stderr too: ``tqdm.write`` clears it, prints the line and draws
+    the bar again below, so a JSON metrics line never lands inside the bar's line.
+    """
+    from tqdm import tqdm
+
+    tqdm.write(line, file=file if file is not None else sys.stderr)
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
@@ -101,7 +112,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         config,
         gate=arena_gate,
         progress=not args.quiet,
-        log=lambda line: print(line, file=sys.stderr),
+        log=log_line,
     )
     print(json.dumps({"best": str(path)}))
     return 0
