@@ -285,7 +285,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
             policy=args.trap_policy,
             c=args.trap_c,
             verify_trees=args.verify_trees,
-            workers=args.workers,
+            workers=args.workers if args.workers is not None else 1,
         )
         fields["agent"] = f"mcts:sims={args.trap_sims}"
         fields["workers"] = 1
