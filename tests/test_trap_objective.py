@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -103,3 +104,41 @@ def test_tune_command_runs_a_study_on_trap_trees(
     changed[changed.index("--trials") + 1] = "4"
     assert main(changed) != 0
     assert "other settings" in capsys.readouterr().err
+
+
+def test_a_trap_study_continues_from_plain_python_with_its_own_objective(
+    tmp_path: Path,
+) -> None:
+    from tuning.noisy_gp import NoisyGPSampler
+    from tuning.resume import load_objective, load_study, study_config
+    from tuning.study import StudyConfig, run_study
+
+    traps = TrapObjectiveConfig(trees=TINY, sims=30, n_trees=5, verify_trees=4)
+    config = StudyConfig(
+        space=make_space("softmax", d=1),
+        agent="mcts:sims=30",
+        trials=2,
+        startup_trials=2,
+        verify_games=0,
+        traps=traps,
+        out=tmp_path,
+    )
+    run_study(config, progress=None, outputs=False)
+    storage = tmp_path / "study.db"
+    study = load_study(config.name, storage)
+    assert isinstance(study.sampler, NoisyGPSampler)
+    resumed = study_config(config.name, storage)
+    assert resumed.traps is not None and resumed.traps.identity() == traps.identity()
+    assert resumed.identity() == config.identity()
+    assert resumed.verify_games == 0  # no Go games: the verification is on fresh trees
+    objective = load_objective(study)
+    assert isinstance(objective, TrapObjective) and objective.config == resumed.traps
+    study.optimize(objective, n_trials=1)
+    third = study.trials[2]
+    assert third.user_attrs["unit"] == "trees" and third.user_attrs["games"] == 5
+    assert third.user_attrs["tree_seed"] == trap_seed(config.seed, SEED_TRIAL, 2)
+    # the verification settings may change, the trees may not
+    more = dataclasses.replace(traps, verify_trees=10, workers=2)
+    assert study_config(config.name, storage, traps=more).traps == more
+    with pytest.raises(ValueError, match="traps cannot be changed"):
+        study_config(config.name, storage, traps=dataclasses.replace(traps, sims=40))

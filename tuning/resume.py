@@ -16,6 +16,11 @@ GP by default, seeded as before) and its :class:`tuning.objective.WilsonPruner`;
 the games where the study keeps them. :func:`study_config` gives the whole
 :class:`tuning.study.StudyConfig`, e.g. for :func:`tuning.study.run_study` (several workers,
 retries of crashed trials) or :func:`tuning.study_outputs.finish_study`.
+
+A study of the trap-tree objective (``gomcts tune NAME --objective traps``) comes back with
+its trees and search settings, and :func:`load_objective` gives its
+:class:`tuning.trap_objective.TrapObjective`; its verification on fresh trees is
+:func:`tuning.trap_objective.verify_on_fresh_trees`.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from typing import Any
 
 import optuna
 
+from agents.traps import TrapTreeConfig
 from go_env.rules import KoRule, Rules
 from tuning.objective import Objective
 from tuning.search_spaces import SearchSpace, make_space
 from tuning.storage import hide_password, open_storage, storage_url
 from tuning.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
 from tuning.study import load_study as _load_configured
+from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = ["load_objective", "load_study", "study_config"]
 
@@ -85,6 +92,26 @@ def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
     return Path("runs") / name
 
 
+def _traps(stored: dict[str, Any], given: Any, name: str) -> TrapObjectiveConfig:
+    """The trap-tree objective of a stored study; ``given`` may only change its verification."""
+    config = TrapObjectiveConfig(
+        trees=TrapTreeConfig(**stored["trees"]),
+        sims=int(stored["sims"]),
+        n_trees=int(stored["n_trees"]),
+        policy=stored["policy"],
+        c=stored["c"],
+    )
+    if given is None:
+        return config
+    if not isinstance(given, TrapObjectiveConfig) or given.identity() != config.identity():
+        raise ValueError(
+            f"traps cannot be changed when continuing study {name!r} except for its "
+            "verification and workers (baseline, verify_trees, workers): the trees, "
+            "simulations and policy decide its trials"
+        )
+    return given
+
+
 def _config(
     attrs: dict[str, Any],
     name: str,
@@ -93,6 +120,7 @@ def _config(
     changes: dict[str, Any],
 ) -> StudyConfig:
     identity = attrs[IDENTITY_KEY]
+    changes = dict(changes)
     fixed = {
         "space": _space(identity["space"]),
         "agent": identity["agent"],
@@ -108,6 +136,9 @@ def _config(
         "seed": identity["seed"],
         "opening_moves": identity["opening_moves"],
     }
+    if "traps" in identity:  # a study of the trap-tree objective (docs/traps.md)
+        fixed["traps"] = _traps(identity["traps"], changes.pop("traps", None), name)
+        changes.setdefault("verify_games", 0)  # its verification is on fresh trees, not games
     clash = sorted(set(changes) & {*fixed, "study_name", "storage", "out"})
     if clash:
         raise ValueError(
@@ -175,8 +206,11 @@ def load_study(
 
 def load_objective(
     study: optuna.Study, *, out: str | Path | None = None, progress: Progress | None = None
-) -> Objective:
+) -> Objective | TrapObjective:
     """The objective that plays the trials of ``study``.
+
+    For a study of the trap-tree objective (``gomcts tune --objective traps``) it is the
+    :class:`tuning.trap_objective.TrapObjective` that searches the trial's trees.
 
     Args:
         study: A study from :func:`load_study` (or any study ``gomcts tune`` wrote).
@@ -201,4 +235,6 @@ def load_objective(
         else:
             folder = Path(attrs.get(OUT_KEY) or Path("runs") / study.study_name)
         config = _config(attrs, study.study_name, None, folder, {})
+    if config.traps is not None:
+        return TrapObjective(config.space, config.traps, config.seed, progress)
     return Objective(config.objective_config(), progress)

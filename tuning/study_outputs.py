@@ -473,7 +473,7 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
         report.history_plot = str(
             plot_history(out / "history.png", study, title=title, posterior=post, pick=best)
         )
-        if config.verify_games:
+        if config.verify_games and config.traps is None:  # trap trees: verify_on_fresh_trees
             if progress is not None:
                 progress(
                     f"verification: {config.verify_games} games of the recommended "
