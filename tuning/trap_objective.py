@@ -20,6 +20,7 @@ paired, on ``verify_trees`` trees of the seed ``derive_seed(study seed, SEED_VER
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,7 +204,8 @@ def verify_on_fresh_trees(
         config: The objective's settings.
         params: The recommended point.
         study_seed: The study seed (the fresh trees' seed derives from it).
-        out: Folder for the resumable results file, the table and the plots.
+        out: Folder for the resumable results file, the table (``table.md``) and the
+            numbers (``summary.json``: the point, the trees' seed, each backup's rates).
         progress: Show a progress bar.
     """
     objective = TrapObjective(space, config, study_seed)
@@ -215,12 +217,26 @@ def verify_on_fresh_trees(
     results = run_grid(grid, results=results_file, workers=config.workers, progress=progress)
     summaries = summarise(results)
     table = markdown_table(summaries, grid.reference)
-    if out is not None:
-        (Path(out) / "table.md").write_text(table, encoding="utf-8")
-    return TrapVerification(
+    verification = TrapVerification(
         candidate=spec,
         baseline=config.baseline,
         seed=seed,
         table=table,
         cells=[dataclasses.asdict(s) for s in summaries],
     )
+    if out is not None:
+        (Path(out) / "table.md").write_text(table, encoding="utf-8")
+        summary = {
+            "params": dict(params),
+            "candidate": spec,
+            "baseline": config.baseline,
+            "seed": seed,
+            "trees": config.verify_trees,
+            "sims": config.sims,
+            "setup": grid.setup(),
+            "cells": verification.cells,
+        }
+        (Path(out) / "summary.json").write_text(
+            json.dumps(summary, indent=1) + "\n", encoding="utf-8"
+        )
+    return verification
