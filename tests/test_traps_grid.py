@@ -21,7 +21,7 @@ from agents.traps import (
     summarise,
 )
 from agents.traps.grid import read_grid, tree_seed
-from agents.traps.report import markdown_table, plot_grid, t_interval, t_quantile
+from agents.traps.report import legend_label, markdown_table, plot_grid, t_interval, t_quantile
 
 TREES = TrapTreeConfig(b=4, depth=8, rho=0.2, deceptive=True)
 
@@ -170,6 +170,14 @@ def test_plots_are_written(tmp_path: Path) -> None:
     paths = plot_grid(summarise(results), tmp_path, "test")
     assert [p.name for p in paths] == ["winning.png", "trap-avoidance.png", "error.png"]
     assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_legend_labels_of_tuned_specs_are_short() -> None:
+    tuned = "monotone:g=[6.35618750762055,-1.7211160025884578,-4.983771195469354,5.78,1e-05]"
+    assert legend_label(tuned) == "monotone:g=[6.36,-1.72,-4.98,5.78,1e-05]"
+    assert legend_label("maxmcts:lam=0.5") == "maxmcts:lam=0.5"
+    long = legend_label("softmax:g=[" + ",".join(["-1.23456"] * 20) + "]")
+    assert len(long) == 60 and long.endswith("...")
 
 
 def test_command_writes_table_plots_and_summary(

@@ -19,6 +19,7 @@ sign test on the trees where the two errors differ.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -31,6 +32,7 @@ from agents.traps.grid import GridResults, TreeResult
 __all__ = [
     "CellSummary",
     "Paired",
+    "legend_label",
     "markdown_table",
     "plot_grid",
     "summarise",
@@ -193,6 +195,19 @@ def markdown_table(summaries: list[CellSummary], reference: str = "mean") -> str
     return "\n".join(lines) + "\n"
 
 
+_NUMBER = re.compile(r"-?\d+\.\d+(?:[eE][-+]?\d+)?")
+
+
+def legend_label(spec: str, width: int = 60) -> str:
+    """A backup spec short enough for a legend: numbers to 3 significant digits, then cut.
+
+    >>> legend_label("softmax:g=[2.0,-12.0,-3.9621012712657517]")
+    'softmax:g=[2,-12,-3.96]'
+    """
+    short = _NUMBER.sub(lambda m: f"{float(m.group()):.3g}", spec)
+    return short if len(short) <= width else short[: width - 3] + "..."
+
+
 def plot_grid(
     summaries: list[CellSummary], folder: str | PathLike[str], title: str = ""
 ) -> list[Path]:
@@ -223,7 +238,7 @@ def plot_grid(
             y = [get(s)[0] for s in rows]
             low = [get(s)[0] - get(s)[1][0] for s in rows]
             high = [get(s)[1][1] - get(s)[0] for s in rows]
-            ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=backup)
+            ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=legend_label(backup))
         ax.set_xscale("log")
         ax.set_xlabel("simulations per search")
         ax.set_ylabel(label)
