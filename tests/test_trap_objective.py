@@ -52,7 +52,7 @@ def test_verification_is_paired_with_mean_on_fresh_trees(tmp_path: Path) -> None
     assert (tmp_path / "results.jsonl").exists()
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["candidate"] == result.candidate and summary["seed"] == result.seed
-    assert summary["trees"] == 6 and summary["cells"] == result.cells
+    assert summary["trees"] == 6 and summary["cells"] == json.loads(json.dumps(result.cells))
 
 
 def test_bad_objective_settings_are_named() -> None:
