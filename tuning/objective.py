@@ -46,6 +46,7 @@ import optuna
 from optuna.pruners import BasePruner
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.lifetime import check_stop
 from agents.matches.arena import MatchConfig, iter_games
 from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
@@ -326,6 +327,7 @@ class Objective:
         games = iter_games(match, results=path, workers=c.workers, ray=c.ray)
         try:
             for game in games:
+                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
                 scores.append(game.score_a)
                 n = len(scores)
                 if n % c.batch and n != c.games:
