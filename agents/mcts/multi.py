@@ -203,7 +203,7 @@ def answer_alone(steps: Steps[T]) -> T:
         while True:
             request = steps.send(request.evaluator.evaluate(request.batch))
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
 
 
 def round_robin(
