@@ -21,6 +21,7 @@ out, so transpositions and re-searched positions cost nothing.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from os import PathLike
@@ -38,7 +39,14 @@ if TYPE_CHECKING:
     from agents.mcts.evaluators import LeafBatch
     from go_env.state import GoState
 
-__all__ = ["NetEvaluator", "SymmetryMode", "masked_softmax", "resolve_device"]
+__all__ = [
+    "NetEvaluator",
+    "NetForward",
+    "NetPending",
+    "SymmetryMode",
+    "masked_softmax",
+    "resolve_device",
+]
 
 SymmetryMode = Literal["none", "random", "average"]
 _MODES = ("none", "random", "average")
@@ -125,10 +133,45 @@ class NetEvaluator:
     # ------------------------------------------------------------------ the protocol
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values of the leaves of an MCTS batch (see the module docstring)."""
-        return self.evaluate_states(batch.states())
+        pending = self.prepare(batch)
+        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
 
     def evaluate_states(self, states: Sequence[GoState]) -> tuple[np.ndarray, np.ndarray]:
         """``(priors float64 (B, N*N+1), values float64 (B,))`` of positions.
+
+        Raises:
+            ValueError: For an empty list or a board size the network was not built for.
+        """
+        pending = self.prepare_states(states)
+        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
+
+    def evaluate_planes(
+        self, planes: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Priors and values from input planes ``(B, C, N, N)`` and legal masks ``(B, A)``."""
+        pending = self.prepare_planes(planes, masks)
+        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
+
+    # ------------------------------------------------------------------ split evaluation
+    @property
+    def shared(self) -> NetForward:
+        """The network's forward function, one object per network and device.
+
+        Evaluators of one process that load the same checkpoint share the network
+        (:func:`~agents.nets.checkpoint.load_net`) and so this object:
+        :class:`agents.mcts.multi.SharedEvaluation` batches their positions in one call.
+        """
+        forward = _FORWARDS.get(self.net)
+        if forward is None or forward.device != self.device:
+            forward = _FORWARDS[self.net] = NetForward(self.net, self.device)
+        return forward
+
+    def prepare(self, batch: LeafBatch) -> NetPending:
+        """The first half of :meth:`evaluate` (:class:`agents.mcts.multi.SplitEvaluator`)."""
+        return self.prepare_states(batch.states())
+
+    def prepare_states(self, states: Sequence[GoState]) -> NetPending:
+        """The first half of :meth:`evaluate_states` (features, masks, :meth:`prepare_planes`).
 
         Raises:
             ValueError: For an empty list or a board size the network was not built for.
@@ -144,17 +187,16 @@ class NetEvaluator:
                 )
         planes = stack_planes(states, c.history, c.tactical)
         masks = np.stack([_mask(state) for state in states])
-        return self.evaluate_planes(planes, masks)
+        return self.prepare_planes(planes, masks)
 
-    def evaluate_planes(
-        self, planes: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Priors and values from input planes ``(B, C, N, N)`` and legal masks ``(B, A)``."""
+    def prepare_planes(self, planes: np.ndarray, masks: np.ndarray) -> NetPending:
+        """Cache look-ups, symmetry draws and transformed inputs of positions.
+
+        The network input rows of the positions not in the cache (8 per position with
+        ``symmetry="average"``) are the pending evaluation's ``inputs``.
+        """
         count = planes.shape[0]
-        priors = np.empty((count, self.config.actions), dtype=np.float64)
-        values = np.empty(count, dtype=np.float64)
-        keys: list[bytes] = []
-        todo: list[int] = []
+        pending = NetPending(self, count)
         for i in range(count):
             key = b""
             if self.cache_size:
@@ -164,26 +206,22 @@ class NetEvaluator:
                 hit = self._cache.get(key)
                 if hit is not None:
                     self._cache.move_to_end(key)
-                    priors[i], values[i] = hit
+                    pending.priors[i], pending.values[i] = hit
                     self.hits += 1
-                    keys.append(key)
+                    pending.keys.append(key)
                     continue
-            keys.append(key)
-            todo.append(i)
-        if todo:
-            p, v = self._infer(planes[todo], masks[todo])
-            priors[todo], values[todo] = p, v
-            self.evaluations += len(todo)
-            if self.cache_size:
-                for j, i in enumerate(todo):
-                    self._cache[keys[i]] = (p[j], float(v[j]))
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        return priors, values
+            pending.keys.append(key)
+            pending.todo.append(i)
+        if pending.todo:
+            pending.inputs, pending.syms, pending.masks = self._inputs(
+                planes[pending.todo], masks[pending.todo]
+            )
+        return pending
 
-    # ------------------------------------------------------------------ inference
-    def _infer(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        size = self.config.size
+    def _inputs(
+        self, planes: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Network inputs ``float32 (R, C, N, N)``, their symmetries ``(R,)`` and masks."""
         count = planes.shape[0]
         syms: np.ndarray
         if self.symmetry == "average":
@@ -200,18 +238,82 @@ class NetEvaluator:
         for k in np.unique(syms):
             rows = syms == k
             x[rows] = transform_planes(planes[rows], int(k))
-        with torch.inference_mode():
-            logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
-        logits = logits_t.float().cpu().numpy()
-        values = values_t.double().cpu().numpy()
+        return x, syms, masks_all
+
+    def _outputs(
+        self, logits: np.ndarray, values: np.ndarray, syms: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Priors and values of positions from the network's rows (symmetries undone)."""
+        size = self.config.size
+        logits = logits.copy()
         for k in np.unique(syms):
             rows = syms == k
             logits[rows] = inverse_policy(logits[rows], int(k), size)
-        priors = masked_softmax(logits, masks_all)
+        priors = masked_softmax(logits, masks)
         if self.symmetry == "average":
+            count = priors.shape[0] // SYMMETRIES
             priors = priors.reshape(SYMMETRIES, count, -1).mean(axis=0)
             values = values.reshape(SYMMETRIES, count).mean(axis=0)
         return priors, values
+
+
+class NetForward:
+    """One network's forward pass on input rows: ``(logits float32 (R, A), values float64 (R,))``.
+
+    The part of an evaluation that :class:`agents.mcts.multi.SharedEvaluation` runs once for
+    the positions of many searches; on ``device`` (a GPU when the evaluator asks for one).
+    """
+
+    def __init__(self, net: PolicyValueNet, device: torch.device) -> None:
+        self.net = net
+        self.device = device
+
+    def __call__(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The network's rows for ``inputs`` (on :attr:`device`, returned on the CPU)."""
+        with torch.inference_mode():
+            logits_t, values_t = self.net(torch.from_numpy(inputs).to(self.device))
+        return logits_t.float().cpu().numpy(), values_t.double().cpu().numpy()
+
+
+_FORWARDS: weakref.WeakKeyDictionary[PolicyValueNet, NetForward] = weakref.WeakKeyDictionary()
+
+
+class NetPending:
+    """A batch of positions prepared by :meth:`NetEvaluator.prepare_planes`.
+
+    Attributes:
+        inputs: ``float32 (R, C, N, N)`` network inputs of the positions not in the cache.
+        priors: ``float64 (B, A)``, filled for cache hits now and for the rest by
+            :meth:`finish`.
+        values: ``float64 (B,)``, likewise.
+    """
+
+    def __init__(self, evaluator: NetEvaluator, count: int) -> None:
+        self.evaluator = evaluator
+        self.priors = np.empty((count, evaluator.config.actions), dtype=np.float64)
+        self.values = np.empty(count, dtype=np.float64)
+        self.keys: list[bytes] = []
+        self.todo: list[int] = []
+        planes = evaluator.config
+        self.inputs = np.empty((0, 0, planes.size, planes.size), dtype=np.float32)
+        self.syms = np.empty(0, dtype=np.int64)
+        self.masks = np.empty((0, evaluator.config.actions), dtype=bool)
+
+    def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors, values)`` of every position, from the network rows of ``inputs``."""
+        evaluator, todo = self.evaluator, self.todo
+        if todo:
+            logits, values = outputs
+            p, v = evaluator._outputs(logits, values, self.syms, self.masks)
+            self.priors[todo], self.values[todo] = p, v
+            evaluator.evaluations += len(todo)
+            if evaluator.cache_size:
+                cache = evaluator._cache
+                for j, i in enumerate(todo):
+                    cache[self.keys[i]] = (p[j], float(v[j]))
+                while len(cache) > evaluator.cache_size:
+                    cache.popitem(last=False)
+        return self.priors, self.values
 
 
 def _mask(state: GoState) -> np.ndarray:
