@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Literal
 
@@ -45,6 +45,7 @@ __all__ = [
     "NetPending",
     "SymmetryMode",
     "masked_softmax",
+    "net_value_fn",
     "resolve_device",
 ]
 
@@ -323,3 +324,23 @@ def _mask(state: GoState) -> np.ndarray:
         mask = np.zeros_like(mask)
         mask[-1] = True
     return mask
+
+
+def net_value_fn(
+    model: str | PathLike[str] = "", *, device: str = "cpu"
+) -> Callable[[Sequence[GoState]], np.ndarray]:
+    """Values of a checkpoint's network (``""``: the shipped model) for the player to move.
+
+    Each position is evaluated in its 8 board symmetries and the values averaged (AlphaGo
+    Zero's evaluation of final networks, Silver et al., Nature 2017): deterministic, as the
+    balanced opening books of :mod:`agents.matches.balanced` need.
+
+    Returns:
+        A function of ``B`` states giving their values, float ``(B,)`` in ``[-1, 1]``.
+    """
+    evaluator = NetEvaluator(model, symmetry="average", device=device, cache_size=0)
+
+    def values(states: Sequence[GoState]) -> np.ndarray:
+        return evaluator.evaluate_states(states)[1]
+
+    return values
