@@ -26,7 +26,7 @@ from agents.matches.results import ResultsFile
 from agents.mcts.config import MCTSConfig
 from agents.mcts.evaluator_plugins import EVALUATORS
 from agents.mcts.evaluators import LeafBatch
-from agents.mcts.multi import SharedEvaluation, answer_alone, check_width, round_robin
+from agents.mcts.multi import SharedEvaluation, answer_alone, check_width, round_robin, rows
 from go_env.rules import Rules
 from go_env.state import GoState
 
@@ -59,7 +59,7 @@ class ToyForward:
 
 class ToyPending:
     def __init__(self, inputs: np.ndarray) -> None:
-        self.inputs = inputs
+        self.inputs = (inputs,)
 
     def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
         logits, values = outputs
@@ -88,7 +88,7 @@ class ToyEvaluator:
 
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         pending = self.prepare(batch)
-        return pending.finish(self.shared(pending.inputs))
+        return pending.finish(self.shared(*pending.inputs))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,18 +163,18 @@ def test_the_net_evaluator_splits_into_prepare_shared_finish() -> None:
     two = NetEvaluator("", symmetry="random", seed=3, cache_size=0)
     assert one.shared is two.shared  # one network per process and device
     pending = two.prepare_states(states)
-    assert pending.inputs.shape[0] == 3
-    priors, values = pending.finish(two.shared(pending.inputs))
+    assert rows(pending) == 3
+    priors, values = pending.finish(two.shared(*pending.inputs))
     expected = one.evaluate_states(states)
     np.testing.assert_array_equal(priors, expected[0])
     np.testing.assert_array_equal(values, expected[1])
     cached = NetEvaluator("", symmetry="average", seed=1)
     cached.evaluate_states(states[:1])
     again = cached.prepare_states(states[:1])
-    assert again.inputs.shape[0] == 0  # a cache hit needs no network row
+    assert rows(again) == 0  # a cache hit needs no network row
     assert np.array_equal(again.finish(())[1], cached.evaluate_states(states[:1])[1])
     fresh = cached.prepare_states(states[1:2])
-    assert fresh.inputs.shape[0] == 8  # all eight symmetries of the new position
+    assert rows(fresh) == 8  # all eight symmetries of the new position
 
 
 # ----------------------------------------------------------------------------- arena
