@@ -134,6 +134,22 @@ def test_games_played_together_are_the_games_played_alone(
     assert shared.stats.rows == shared.stats.requests  # one leaf per sequential search
 
 
+def test_virtual_loss_batches_ride_on_top(toy: None) -> None:
+    config = MCTSConfig(sims=24, policy="puct", evaluator="toy", batch=4, seed=0)
+    rules = Rules(size=5, komi=0.5, max_moves=10)
+
+    def game(index: int) -> Any:
+        agents = [dataclasses.replace(config, seed=10 * index + k).build() for k in (0, 1)]
+        return play_game_steps(agents[0], agents[1], rules)
+
+    alone = [answer_alone(game(i)) for i in range(3)]
+    shared = SharedEvaluation()
+    together = dict(round_robin(((i, lambda i=i: game(i)) for i in range(3)), 3, shared=shared))
+    assert [together[i].state.history for i in range(3)] == [g.state.history for g in alone]
+    assert shared.stats.rows > shared.stats.requests  # several leaves per request
+    assert max(FORWARD.calls) > 4  # more rows than one search's batch in a call
+
+
 def test_rollout_searches_answer_their_own_leaves() -> None:
     config = MCTSConfig(sims=20, seed=0)
     rules = Rules(size=5, komi=0.5, max_moves=12)
