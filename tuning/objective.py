@@ -46,6 +46,7 @@ import optuna
 from optuna.pruners import BasePruner
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.lifetime import check_stop
 from agents.matches.arena import MatchConfig, iter_games
 from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
@@ -335,6 +336,7 @@ class Objective:
         )
         try:
             for game in games:
+                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
                 scores.append(game.score_a)
                 n = len(scores)
                 if n % c.batch and n != c.games:

@@ -57,7 +57,7 @@ from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
-from agents.lifetime import die_with_parent
+from agents.lifetime import check_stop, die_with_parent, interrupt_once
 from agents.mcts.multi import check_width
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
@@ -463,6 +463,7 @@ def optimize(
 
     waited = False
     while True:
+        check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
         recover_dead_trials(study, max_retry=config.max_retry, progress=progress)
         if _heartbeat(study):
             with warnings.catch_warnings():
@@ -493,17 +494,13 @@ def _all_local(study: optuna.Study) -> bool:
     return all(is_local(t.user_attrs.get("worker", {})) for t in running)
 
 
-def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = None) -> None:
     """A study worker process (``jobs > 1``): trials until the study has enough.
 
     It stops with its parent (:func:`agents.lifetime.die_with_parent`): the ``SIGTERM`` it then
     gets puts its running trial back in the queue, so a restarted study has one set of workers.
     """
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    signal.signal(signal.SIGTERM, interrupt_once)
     if parent is not None:
         die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all

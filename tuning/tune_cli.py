@@ -1,4 +1,4 @@
-"""The ``gomcts tune`` command: an Optuna study of the Monotone or Softmax backup by winrate.
+"""The ``gomcts tune`` command: an Optuna study of a backup's tunable parameters by winrate.
 
 Registered through the entry-point group ``gomcts.commands``. It builds a
 :class:`tuning.study.StudyConfig` from its options and calls :func:`tuning.study.run_study`,
@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from agents.lifetime import interrupt_once
 from agents.matches.cli import games_per_worker
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, make_space
@@ -305,10 +306,6 @@ def config_from_args(args: argparse.Namespace) -> Any:
     return StudyConfig(**fields, out=out)
 
 
-def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``gomcts tune``; returns the exit status."""
     from tuning.study import run_study
@@ -324,18 +321,21 @@ def run(args: argparse.Namespace) -> int:
         except ClusterError as exc:
             print(f"gomcts tune: error: {exc}", file=sys.stderr)
             return 2
+    signal.signal(signal.SIGTERM, interrupt_once)
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     bar = None
     if not args.quiet and not args.no_progress:
         from tuning.trial_bar import TrialBar
 
+        # The study and its storage exist before the bar's thread polls them: two threads
+        # creating one SQLite storage race on its schema (IntegrityError on alembic_version).
+        config.load_study()
         bar = TrialBar(config)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     if bar is not None:
         progress = bar.write
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     if progress is not None and config.traps is not None:
         t = config.traps
         progress(
