@@ -26,7 +26,7 @@ from agents.matches.results import ResultsFile
 from agents.mcts.config import MCTSConfig
 from agents.mcts.evaluator_plugins import EVALUATORS
 from agents.mcts.evaluators import LeafBatch
-from agents.mcts.multi import SharedEvaluation, answer_alone, check_width, round_robin
+from agents.mcts.multi import SharedEvaluation, answer_alone, check_width, round_robin, rows
 from go_env.rules import Rules
 from go_env.state import GoState
 
@@ -59,7 +59,7 @@ class ToyForward:
 
 class ToyPending:
     def __init__(self, inputs: np.ndarray) -> None:
-        self.inputs = inputs
+        self.inputs = (inputs,)
 
     def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
         logits, values = outputs
@@ -88,7 +88,7 @@ class ToyEvaluator:
 
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         pending = self.prepare(batch)
-        return pending.finish(self.shared(pending.inputs))
+        return pending.finish(self.shared(*pending.inputs))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +134,22 @@ def test_games_played_together_are_the_games_played_alone(
     assert shared.stats.rows == shared.stats.requests  # one leaf per sequential search
 
 
+def test_virtual_loss_batches_ride_on_top(toy: None) -> None:
+    config = MCTSConfig(sims=24, policy="puct", evaluator="toy", batch=4, seed=0)
+    rules = Rules(size=5, komi=0.5, max_moves=10)
+
+    def game(index: int) -> Any:
+        agents = [dataclasses.replace(config, seed=10 * index + k).build() for k in (0, 1)]
+        return play_game_steps(agents[0], agents[1], rules)
+
+    alone = [answer_alone(game(i)) for i in range(3)]
+    shared = SharedEvaluation()
+    together = dict(round_robin(((i, lambda i=i: game(i)) for i in range(3)), 3, shared=shared))
+    assert [together[i].state.history for i in range(3)] == [g.state.history for g in alone]
+    assert shared.stats.rows > shared.stats.requests  # several leaves per request
+    assert max(FORWARD.calls) > 4  # more rows than one search's batch in a call
+
+
 def test_rollout_searches_answer_their_own_leaves() -> None:
     config = MCTSConfig(sims=20, seed=0)
     rules = Rules(size=5, komi=0.5, max_moves=12)
@@ -163,18 +179,18 @@ def test_the_net_evaluator_splits_into_prepare_shared_finish() -> None:
     two = NetEvaluator("", symmetry="random", seed=3, cache_size=0)
     assert one.shared is two.shared  # one network per process and device
     pending = two.prepare_states(states)
-    assert pending.inputs.shape[0] == 3
-    priors, values = pending.finish(two.shared(pending.inputs))
+    assert rows(pending) == 3
+    priors, values = pending.finish(two.shared(*pending.inputs))
     expected = one.evaluate_states(states)
     np.testing.assert_array_equal(priors, expected[0])
     np.testing.assert_array_equal(values, expected[1])
     cached = NetEvaluator("", symmetry="average", seed=1)
     cached.evaluate_states(states[:1])
     again = cached.prepare_states(states[:1])
-    assert again.inputs.shape[0] == 0  # a cache hit needs no network row
+    assert rows(again) == 0  # a cache hit needs no network row
     assert np.array_equal(again.finish(())[1], cached.evaluate_states(states[:1])[1])
     fresh = cached.prepare_states(states[1:2])
-    assert fresh.inputs.shape[0] == 8  # all eight symmetries of the new position
+    assert rows(fresh) == 8  # all eight symmetries of the new position
 
 
 # ----------------------------------------------------------------------------- arena

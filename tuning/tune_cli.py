@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.lifetime import interrupt_once
+from agents.matches.cli import games_per_worker
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, make_space
 
@@ -31,6 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agents.traps import POLICIES
     from agents.traps.cli import add_tree_arguments
 
+    parser.add_argument(
+        "--games-per-worker",
+        type=games_per_worker,
+        default=1,
+        metavar="K",
+        help="games each arena process plays at once, their searches' leaf evaluations "
+        "batched into one network call per round (docs/arena.md; default 1)",
+    )
     parser.add_argument(
         "space",
         help="search space: a backup that declares tunable parameters (monotone, softmax, or an "
@@ -274,6 +283,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "verify_games": args.verify_games,
         "verify_workers": args.verify_workers,
         "ray": args.ray,
+        "games_per_worker": args.games_per_worker,
     }
     if args.objective == "traps":
         from agents.traps.cli import trees_from_args

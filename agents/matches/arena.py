@@ -346,10 +346,10 @@ def play_games(
     config: MatchConfig,
     indices: Iterable[int],
     width: int,
-    slots: list[_Players],
+    slots: list[_Players] | None = None,
     *,
     shared: SharedEvaluation | None = None,
-) -> Iterator[GameOutcome]:
+) -> Generator[GameOutcome, None, None]:
     """Play games ``width`` at a time in this process, yielding each as it finishes.
 
     Each game is the same game as :func:`play_match_game` plays alone; the leaves of the
@@ -359,10 +359,19 @@ def play_games(
         config: The match.
         indices: The games to play, started in this order (read lazily).
         width: Games at once (``>= 1``).
-        slots: At least ``width`` :class:`_Players`, one per running game (reused).
+        slots: Agents to reuse, one set per running game (at least ``width``); by default
+            they are built here and closed at the end.
         shared: The shared evaluation (and its statistics); a new one by default.
     """
     width = check_width(width)
+    if slots is None:
+        own = [_Players() for _ in range(width)]
+        try:
+            yield from play_games(config, indices, width, own, shared=shared)
+        finally:
+            for players in own:
+                players.close()
+        return
     if len(slots) < width:
         raise ValueError(f"play_games needs {width} player slots, got {len(slots)}")
     free = list(reversed(slots[:width]))
@@ -457,12 +466,7 @@ def _worker_game(config: MatchConfig, index: int) -> GameOutcome:
 
 def _stream_games(indices: Iterable[int], config: MatchConfig, width: int) -> Iterator[GameOutcome]:
     """A :class:`~agents.matches.stream_pool.StreamPool` worker: ``width`` games at once."""
-    slots = [_Players() for _ in range(width)]
-    try:
-        yield from play_games(config, indices, width, slots)
-    finally:
-        for players in slots:
-            players.close()
+    yield from play_games(config, indices, width)
 
 
 # ------------------------------------------------------------------------- the match
@@ -612,14 +616,13 @@ def _iter_shared(
     processes = min(workers, len(todo))
     width = min(width, -(-len(todo) // processes))  # no worker takes more than its share
     if processes == 1:
-        slots = [_Players() for _ in range(width)]
+        games = play_games(config, todo, width)
         try:
-            for game in play_games(config, todo, width, slots):
+            for game in games:
                 record(game)
                 yield from in_order()
         finally:
-            for players in slots:
-                players.close()
+            games.close()  # the games in flight are lost, as a lone game in this process is
         return
     from agents.matches.stream_pool import StreamPool, WorkerError
 

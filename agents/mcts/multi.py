@@ -43,7 +43,9 @@ __all__ = [
     "Steps",
     "answer_alone",
     "check_width",
+    "finish_alone",
     "round_robin",
+    "rows",
 ]
 
 Evaluation = tuple[np.ndarray, np.ndarray]
@@ -77,11 +79,12 @@ class PendingEvaluation(Protocol):
     """A batch prepared by :meth:`SplitEvaluator.prepare`, waiting for the network's outputs.
 
     Attributes:
-        inputs: The rows to run through the shared forward function (may have 0 rows, e.g.
-            when every position was in the evaluator's cache).
+        inputs: The arguments of the shared forward function, arrays with one row each per
+            input row (may have 0 rows, e.g. when every position was in the evaluator's
+            cache).
     """
 
-    inputs: np.ndarray
+    inputs: tuple[np.ndarray, ...]
 
     def finish(self, outputs: tuple[np.ndarray, ...]) -> Evaluation:
         """``(priors, values)`` of the batch from the forward function's rows for ``inputs``.
@@ -95,13 +98,14 @@ class PendingEvaluation(Protocol):
 class SplitEvaluator(Protocol):
     """An evaluator whose network call can be shared with other evaluators.
 
-    ``evaluate(batch)`` must equal ``prepare(batch).finish(shared(prepare(batch).inputs))``
-    (one ``prepare`` per evaluation: it may draw random numbers). ``shared`` maps a float
-    array of rows to a tuple of arrays with one row per input row, each row independent of
-    the others; evaluators whose ``shared`` is the same object are batched together.
+    ``evaluate(batch)`` must equal ``p.finish(shared(*p.inputs))`` with ``p =
+    prepare(batch)`` (one ``prepare`` per evaluation: it may draw random numbers).
+    ``shared`` maps arrays of rows (``inputs``) to a tuple of arrays with one row per input
+    row, each row computed independently of the others (so that rows of several batches can
+    be concatenated); evaluators whose ``shared`` is the same object are batched together.
     """
 
-    shared: Callable[[np.ndarray], tuple[np.ndarray, ...]]
+    shared: Callable[..., tuple[np.ndarray, ...]]
 
     def prepare(self, batch: LeafBatch) -> PendingEvaluation:
         """The network inputs of ``batch`` and what is needed to finish its evaluation."""
@@ -161,7 +165,7 @@ class SharedEvaluation:
         start = time.perf_counter()
         answers: list[Evaluation | None] = [None] * len(requests)
         groups: dict[int, list[tuple[int, PendingEvaluation]]] = {}
-        forwards: dict[int, Callable[[np.ndarray], tuple[np.ndarray, ...]]] = {}
+        forwards: dict[int, Callable[..., tuple[np.ndarray, ...]]] = {}
         for i, request in enumerate(requests):
             evaluator = request.evaluator
             shared = getattr(evaluator, "shared", None)
@@ -172,13 +176,14 @@ class SharedEvaluation:
             groups.setdefault(id(shared), []).append((i, prepare(request.batch)))
             forwards[id(shared)] = shared
         for key, pending in groups.items():
-            sizes = [int(p.inputs.shape[0]) for _, p in pending]
+            sizes = [rows(p) for _, p in pending]
             total = sum(sizes)
             outputs: tuple[np.ndarray, ...] = ()
             if total:
-                inputs = np.concatenate([p.inputs for _, p in pending if p.inputs.shape[0]])
+                parts = [p.inputs for (_, p), size in zip(pending, sizes, strict=True) if size]
+                inputs = [np.concatenate(column) for column in zip(*parts, strict=True)]
                 tick = time.perf_counter()
-                outputs = forwards[key](inputs)
+                outputs = forwards[key](*inputs)
                 self.stats.forward_seconds += time.perf_counter() - tick
                 self.stats.calls += 1
                 self.stats.rows += total
@@ -194,6 +199,16 @@ class SharedEvaluation:
         done = [a for a in answers if a is not None]
         assert len(done) == len(requests), "a request was left unanswered"
         return done
+
+
+def rows(pending: PendingEvaluation) -> int:
+    """Input rows of a pending evaluation."""
+    return int(pending.inputs[0].shape[0]) if pending.inputs else 0
+
+
+def finish_alone(evaluator: Any, pending: PendingEvaluation) -> Evaluation:
+    """``pending.finish(evaluator.shared(*pending.inputs))``: a split evaluation, alone."""
+    return pending.finish(evaluator.shared(*pending.inputs) if rows(pending) else ())
 
 
 def answer_alone(steps: Steps[T]) -> T:

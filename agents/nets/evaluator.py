@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import torch
 
+from agents.mcts.multi import finish_alone
 from agents.nets.checkpoint import load_net
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
@@ -135,7 +136,7 @@ class NetEvaluator:
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values of the leaves of an MCTS batch (see the module docstring)."""
         pending = self.prepare(batch)
-        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
+        return finish_alone(self, pending)
 
     def evaluate_states(self, states: Sequence[GoState]) -> tuple[np.ndarray, np.ndarray]:
         """``(priors float64 (B, N*N+1), values float64 (B,))`` of positions.
@@ -144,14 +145,14 @@ class NetEvaluator:
             ValueError: For an empty list or a board size the network was not built for.
         """
         pending = self.prepare_states(states)
-        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
+        return finish_alone(self, pending)
 
     def evaluate_planes(
         self, planes: np.ndarray, masks: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values from input planes ``(B, C, N, N)`` and legal masks ``(B, A)``."""
         pending = self.prepare_planes(planes, masks)
-        return pending.finish(self.shared(pending.inputs) if len(pending.inputs) else ())
+        return finish_alone(self, pending)
 
     # ------------------------------------------------------------------ split evaluation
     @property
@@ -191,10 +192,11 @@ class NetEvaluator:
         return self.prepare_planes(planes, masks)
 
     def prepare_planes(self, planes: np.ndarray, masks: np.ndarray) -> NetPending:
-        """Cache look-ups, symmetry draws and transformed inputs of positions.
+        """Cache look-ups and symmetry draws of positions (planes ``(B, C, N, N)``).
 
-        The network input rows of the positions not in the cache (8 per position with
-        ``symmetry="average"``) are the pending evaluation's ``inputs``.
+        The positions not in the cache (8 rows each with ``symmetry="average"``) become the
+        pending evaluation's ``inputs``: ``(planes, symmetries, legal masks)``, the
+        arguments of :attr:`shared`.
         """
         count = planes.shape[0]
         pending = NetPending(self, count)
@@ -213,67 +215,61 @@ class NetEvaluator:
                     continue
             pending.keys.append(key)
             pending.todo.append(i)
-        if pending.todo:
-            pending.inputs, pending.syms, pending.masks = self._inputs(
-                planes[pending.todo], masks[pending.todo]
-            )
-        return pending
-
-    def _inputs(
-        self, planes: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Network inputs ``float32 (R, C, N, N)``, their symmetries ``(R,)`` and masks."""
-        count = planes.shape[0]
-        syms: np.ndarray
+        todo = pending.todo
+        if not todo:
+            return pending
+        if len(todo) < count:
+            planes, masks = planes[todo], masks[todo]
+        n = len(todo)
         if self.symmetry == "average":
-            syms = np.arange(SYMMETRIES, dtype=np.int64).repeat(count)
+            syms = np.arange(SYMMETRIES, dtype=np.int64).repeat(n)
             planes = np.tile(planes, (SYMMETRIES, 1, 1, 1))
-            masks_all = np.tile(masks, (SYMMETRIES, 1))
+            masks = np.tile(masks, (SYMMETRIES, 1))
         elif self.symmetry == "random":
-            syms = np.asarray(self._rng.integers(0, SYMMETRIES, size=(count,)))
-            masks_all = masks
+            syms = np.asarray(self._rng.integers(0, SYMMETRIES, size=(n,)), dtype=np.int64)
         else:
-            syms = np.zeros(count, dtype=np.int64)
-            masks_all = masks
-        x = np.empty(planes.shape, dtype=np.float32)
-        for k in np.unique(syms):
-            rows = syms == k
-            x[rows] = transform_planes(planes[rows], int(k))
-        return x, syms, masks_all
-
-    def _outputs(
-        self, logits: np.ndarray, values: np.ndarray, syms: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Priors and values of positions from the network's rows (symmetries undone)."""
-        size = self.config.size
-        logits = logits.copy()
-        for k in np.unique(syms):
-            rows = syms == k
-            logits[rows] = inverse_policy(logits[rows], int(k), size)
-        priors = masked_softmax(logits, masks)
-        if self.symmetry == "average":
-            count = priors.shape[0] // SYMMETRIES
-            priors = priors.reshape(SYMMETRIES, count, -1).mean(axis=0)
-            values = values.reshape(SYMMETRIES, count).mean(axis=0)
-        return priors, values
+            syms = np.zeros(n, dtype=np.int64)
+        pending.inputs = (planes, syms, masks)
+        return pending
 
 
 class NetForward:
-    """One network's forward pass on input rows: ``(logits float32 (R, A), values float64 (R,))``.
+    """One network on rows: ``(planes, symmetries, masks) -> (priors, values)``.
 
     The part of an evaluation that :class:`agents.mcts.multi.SharedEvaluation` runs once for
-    the positions of many searches; on ``device`` (a GPU when the evaluator asks for one).
+    the positions of many searches, on ``device`` (a GPU when the evaluator asks for one):
+    each row's planes are turned by its symmetry, the network runs on all rows at once, the
+    policy is turned back and soft-maxed over the row's legal moves. Every step but the
+    network is exact and row by row; the network's rounding can depend on the batch size
+    (``docs/decisions/019``).
     """
 
     def __init__(self, net: PolicyValueNet, device: torch.device) -> None:
         self.net = net
         self.device = device
+        self.size = net.config.size
 
-    def __call__(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The network's rows for ``inputs`` (on :attr:`device`, returned on the CPU)."""
+    def __call__(
+        self, planes: np.ndarray, syms: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors float64 (R, A), values float64 (R,))`` of the rows.
+
+        Args:
+            planes: ``(R, C, N, N)`` input planes, as the position is.
+            syms: ``int64 (R,)`` the symmetry (:mod:`agents.nets.symmetry`) of each row.
+            masks: ``bool (R, A)`` legal moves of each row.
+        """
+        groups = [(int(k), syms == k) for k in np.unique(syms)]
+        x = np.empty(planes.shape, dtype=np.float32)
+        for k, rows in groups:
+            x[rows] = transform_planes(planes[rows], k)
         with torch.inference_mode():
-            logits_t, values_t = self.net(torch.from_numpy(inputs).to(self.device))
-        return logits_t.float().cpu().numpy(), values_t.double().cpu().numpy()
+            logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
+        logits = logits_t.float().cpu().numpy()
+        values = values_t.double().cpu().numpy()
+        for k, rows in groups:
+            logits[rows] = inverse_policy(logits[rows], k, self.size)
+        return masked_softmax(logits, masks), values
 
 
 _FORWARDS: weakref.WeakKeyDictionary[PolicyValueNet, NetForward] = weakref.WeakKeyDictionary()
@@ -283,7 +279,8 @@ class NetPending:
     """A batch of positions prepared by :meth:`NetEvaluator.prepare_planes`.
 
     Attributes:
-        inputs: ``float32 (R, C, N, N)`` network inputs of the positions not in the cache.
+        inputs: ``(planes, symmetries, masks)`` of the positions not in the cache (empty
+            when every position was), the arguments of :class:`NetForward`.
         priors: ``float64 (B, A)``, filled for cache hits now and for the rest by
             :meth:`finish`.
         values: ``float64 (B,)``, likewise.
@@ -295,17 +292,16 @@ class NetPending:
         self.values = np.empty(count, dtype=np.float64)
         self.keys: list[bytes] = []
         self.todo: list[int] = []
-        planes = evaluator.config
-        self.inputs = np.empty((0, 0, planes.size, planes.size), dtype=np.float32)
-        self.syms = np.empty(0, dtype=np.int64)
-        self.masks = np.empty((0, evaluator.config.actions), dtype=bool)
+        self.inputs: tuple[np.ndarray, ...] = ()
 
     def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors, values)`` of every position, from the network rows of ``inputs``."""
+        """``(priors, values)`` of every position, from the rows :class:`NetForward` gave."""
         evaluator, todo = self.evaluator, self.todo
         if todo:
-            logits, values = outputs
-            p, v = evaluator._outputs(logits, values, self.syms, self.masks)
+            p, v = outputs
+            if evaluator.symmetry == "average":
+                p = p.reshape(SYMMETRIES, len(todo), -1).mean(axis=0)
+                v = v.reshape(SYMMETRIES, len(todo)).mean(axis=0)
             self.priors[todo], self.values[todo] = p, v
             evaluator.evaluations += len(todo)
             if evaluator.cache_size:
