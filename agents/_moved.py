@@ -43,6 +43,7 @@ MOVED: dict[str, str] = {
     "agents.nets.gnugo_games": "agents.nets.training.gnugo_games",
     "agents.nets.plots": "agents.nets.training.plots",
     "agents.gtp.scoring": "go_env.dead_stones",
+    "agents.matches.book_cli": "agents.nets.book_cli",
 }
 
 

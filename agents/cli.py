@@ -8,6 +8,7 @@ that ``agents`` never imports ``tuning``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -149,10 +150,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except (SpecError, PluginError, GoError, ValueError) as exc:
         print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (``gomcts list | head -3``): stop quietly.
+
+    Python's documented recipe (the ``signal`` module, "Note on SIGPIPE"): point stdout at
+    ``/dev/null`` so that the flush at exit cannot fail again. The status is the shell's for a
+    process ended by ``SIGPIPE``, 128 + 13.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + 13
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,20 +1,23 @@
 """Play one game between two agents in the PettingZoo environment.
 
 The single code path for whole games: the ``gomcts play`` command uses it now, and the arena
-builds on it.
+builds on it. :func:`play_game_steps` is the same game as a coroutine, so that one process can
+play many games and batch their searches' leaf evaluations (:mod:`agents.mcts.multi`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import go_env
 from agents.base import Agent, Resignation
+from agents.mcts.multi import Steps, answer_alone
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
-__all__ = ["GameResult", "play_game"]
+__all__ = ["GameResult", "move_steps", "play_game", "play_game_steps"]
 
 
 @dataclass
@@ -64,6 +67,27 @@ def play_game(
     Raises:
         go_env.errors.IllegalMoveError: When an opening move (or an agent's move) is illegal.
     """
+    return answer_alone(play_game_steps(black, white, rules, on_move=on_move, opening=opening))
+
+
+def play_game_steps(
+    black: Agent,
+    white: Agent,
+    rules: Rules | None = None,
+    *,
+    on_move: Callable[[GoState, int], None] | None = None,
+    opening: Sequence[int] = (),
+) -> Steps[GameResult]:
+    """:func:`play_game` as a coroutine that yields the leaf evaluations of its searches.
+
+    An agent with an ``act_steps`` method (the ``mcts`` agent) is asked for its moves
+    through it, and its :class:`~agents.mcts.multi.LeafRequest` are yielded; any other agent
+    is asked through ``act``. Driving the coroutine with each request's own evaluator
+    (:func:`~agents.mcts.multi.answer_alone`) is :func:`play_game`; driving many at once
+    with :func:`~agents.mcts.multi.round_robin` plays them with one evaluator call per round.
+    Arguments and errors as :func:`play_game`; the coroutine returns the
+    :class:`GameResult`.
+    """
     rules = rules or Rules()
     env = go_env.GoEnv.from_rules(rules)
     env.reset()
@@ -81,7 +105,7 @@ def play_game(
             continue
         state = env.unwrapped.game_state
         try:
-            move = seats[seat].act(state, observation)
+            move = yield from move_steps(seats[seat], state, observation)
         except Resignation as exc:
             if exc.color != state.to_play:
                 raise
@@ -100,6 +124,14 @@ def play_game(
         truncated=final.is_truncated,
         names={Color.BLACK: black.name, Color.WHITE: white.name},
     )
+
+
+def move_steps(agent: Agent, state: GoState, observation: dict[str, Any] | None) -> Steps[int]:
+    """The agent's move as a coroutine: its ``act_steps`` if it has one, else ``act``."""
+    steps = getattr(agent, "act_steps", None)
+    if callable(steps):
+        return (yield from steps(state, observation))
+    return agent.act(state, observation)
 
 
 def _resigned(state: GoState, black: Agent, white: Agent) -> GameResult:

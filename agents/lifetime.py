@@ -14,7 +14,13 @@ thing in the worker, arranges two guards:
   outright if the signal did not end it within a grace period.
 
 The default signal is ``SIGTERM``, so a worker with a handler can stop cleanly (a study job
-turns it into ``KeyboardInterrupt`` and puts its running trial back in the queue). The
+turns it into ``KeyboardInterrupt`` and puts its running trial back in the queue). Such a
+handler should be :func:`interrupt_once`: an exception raised by a signal handler is lost when
+the signal lands while Python runs a finalizer or a weak-reference callback (numba's type
+caches and SQLAlchemy's connection pool run them all the time: "Exception ignored in ..."), so
+the handler also records the request, and long loops call :func:`check_stop` between steps
+(a study checks before each trial and after each game). A second signal does not raise again
+in the middle of the clean-up the first one started. The
 resource tracker of :mod:`multiprocessing` exits by itself once every process holding its
 pipe is gone, so it goes with the workers.
 """
@@ -30,9 +36,42 @@ import sys
 import threading
 import time
 
-__all__ = ["die_with_parent"]
+__all__ = ["check_stop", "die_with_parent", "interrupt_once", "stop_requested"]
 
 log = logging.getLogger(__name__)
+
+# The one piece of process-wide state: whether this process was asked to stop by a signal.
+_STOP = threading.Event()
+
+
+def interrupt_once(signum: int, frame: object) -> None:
+    """A signal handler: record a stop request; raise ``KeyboardInterrupt`` the first time.
+
+    Install it with ``signal.signal(signal.SIGTERM, interrupt_once)``. Later signals only keep
+    the request (the clean-up the first ``KeyboardInterrupt`` started is not interrupted); a
+    first exception that was swallowed is raised again by the next :func:`check_stop`.
+    """
+    first = not _STOP.is_set()
+    _STOP.set()
+    if first:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+
+def stop_requested() -> bool:
+    """Whether :func:`interrupt_once` has handled a signal in this process."""
+    return _STOP.is_set()
+
+
+def check_stop() -> None:
+    """Raise ``KeyboardInterrupt`` when a stop was requested (call it between steps of work).
+
+    Raises:
+        KeyboardInterrupt: After :func:`interrupt_once` handled a signal, even when the
+            exception it raised then was lost.
+    """
+    if _STOP.is_set():
+        raise KeyboardInterrupt("stop requested by a signal")
+
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 

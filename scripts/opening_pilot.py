@@ -22,10 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.matches.arena import MatchConfig, run_match
-from agents.matches.balanced import net_value_fn, opening_position
+from agents.matches.balanced import opening_position
 from agents.matches.openings import load_book
 from agents.matches.pair_stats import pair_statistics
 from agents.matches.results import read_results
+from agents.nets.evaluator import net_value_fn
 from go_env.rules import Rules
 
 AGENT = "mcts:sims={sims},policy=puct,c=0.5,evaluator=net,choice=visits,batch=1"

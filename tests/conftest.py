@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,26 @@ from go_env.rules import Rules
 from go_env.state import Color, GoState
 
 BoardFactory = Callable[..., GoState]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _root_entries() -> set[str]:
+    """Names in the repository root, less the hidden caches that tools keep there."""
+    return {p.name for p in ROOT.iterdir() if not p.name.startswith(".")} - {"__pycache__"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def repository_root_stays_clean():  # type: ignore[no-untyped-def]
+    """Fail the run when a test leaves a file or folder in the repository root.
+
+    Tests write into ``tmp_path``; a command run with the repository as its working directory
+    (``printsgf FILE``, ``gomcts tune`` without ``--out``) must be given a scratch one.
+    """
+    before = _root_entries()
+    yield
+    left = sorted(_root_entries() - before)
+    assert not left, f"tests left these in the repository root: {left}"
 
 
 def make_board(text: str, to_play: Color = Color.BLACK, **rules: Any) -> GoState:

@@ -87,3 +87,24 @@ def test_play_sgf_records_the_full_specs(
     record = load_sgf(path)
     assert record.black == "mcts:sims=4,c=0.7,seed=3"
     assert record.white == "random:seed=4"
+
+
+def test_a_reader_that_goes_away_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``gomcts list | head -1`` printed a BrokenPipeError traceback."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from agents.cli import main\n"
+        "sys.exit(main(['list']))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `head` after its lines, before the command has written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -21,6 +21,25 @@ from agents.random_agent import RandomAgent, RandomConfig
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _root_files() -> set[str]:
+    return {p.name for p in ROOT.iterdir() if not p.name.startswith(".")} - {"__pycache__"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def engine_cwd(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Run this module's engines in a scratch directory, and check the repository stays clean.
+
+    Fuzzed commands such as ``printsgf 0`` write files relative to the working directory; run
+    from the repository they left ``0``, ``fixed_handicap`` and ``printsgf`` in its root.
+    """
+    before = _root_files()
+    scratch = tmp_path_factory.mktemp("gtp-cwd")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(scratch)
+        yield scratch
+    assert _root_files() - before == set(), "GTP tests wrote files into the repository root"
+
+
 def run(text: str) -> str:
     engine = GtpEngine(RandomAgent(RandomConfig(seed=0)), engine_version="test")
     out = io.StringIO()
@@ -31,13 +50,14 @@ def run(text: str) -> str:
 class Controller:
     """A GTP controller that, like Sabaki's, keeps the engine's stdin open after ``quit``."""
 
-    def __init__(self, args: list[str]) -> None:
+    def __init__(self, args: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "agents.cli", "gtp", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=ROOT,
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         self._stderr: list[bytes] = []
         # Drain stderr so that logging cannot block the engine.
@@ -64,8 +84,10 @@ class Controller:
         return b"".join(self._stderr).decode(errors="replace")
 
 
-def test_a_whole_game_ends_with_exit_0_when_the_controller_keeps_stdin_open() -> None:
-    controller = Controller(["--agent", "random:seed=3"])
+def test_a_whole_game_ends_with_exit_0_when_the_controller_keeps_stdin_open(
+    tmp_path: Path,
+) -> None:
+    controller = Controller(["--agent", "random:seed=3"], cwd=tmp_path)
     try:
         assert controller.send("boardsize 5") == "="
         assert controller.send("clear_board") == "="
@@ -209,7 +231,11 @@ _RESPONSE_START = ("=", "?")
     )
 )
 def test_fuzzed_command_lines_get_one_well_formed_response_each(lines: list[str]) -> None:
-    """Any line gets a '=' or '?' response (never 'internal error'), or none when empty."""
+    """Any line gets a '=' or '?' response (never 'internal error'), or none when empty.
+
+    It runs in the module's scratch directory (``engine_cwd``): ``printsgf FILE`` writes there.
+    """
+    assert Path.cwd() != ROOT
     engine = GtpEngine(RandomAgent(RandomConfig(seed=0)), engine_version="test", dead_playouts=4)
     for line in lines:
         for part in line.replace("\r", "\n").split("\n"):

@@ -9,8 +9,7 @@ classes and ``try`` blocks alike. The layers (README.md, "Layout") are checked o
   studies); ``optuna`` only under ``tuning``.
 
 Cycles are checked on the imports that run (those under ``if TYPE_CHECKING:`` do not): the
-strongly connected components of the module graph must be exactly :data:`KNOWN_CYCLES`, so a
-new cycle fails, and so does a listed one that is gone (remove it from the list then).
+module graph, and the graph of subpackages, must have no strongly connected component.
 """
 
 from __future__ import annotations
@@ -40,19 +39,6 @@ CONFINED: dict[str, tuple[str, ...]] = {
     # Ray (the optional `cluster` extra) is behind one Executor (docs/decisions/017).
     "ray": ("agents.matches.ray_pool",),
 }
-
-# Import cycles that exist today and are being removed by the rest of issue 16; each entry is
-# the set of modules of one strongly connected component of the import graph. The test below
-# fails when one of them is gone, so that this list is emptied as they are fixed.
-KNOWN_CYCLES: list[frozenset[str]] = []
-# The same between subpackages of a layer (``agents.mcts``, ``agents.nets``, ...; a module
-# outside a subpackage is its own node).
-KNOWN_PACKAGE_CYCLES: list[frozenset[str]] = [
-    # agents.matches -> agents.nets through the lazy imports of the network value function of
-    # balanced opening books (agents/matches/balanced.py), agents.nets -> agents.matches
-    # through the self-play gate (agents/nets/training/gating.py runs an arena match).
-    frozenset({"agents.matches", "agents.nets"}),
-]
 
 
 @dataclass(frozen=True)
@@ -294,39 +280,21 @@ def test_tarjan_finds_cycles() -> None:
     assert a_cycle(adjacency, frozenset("abc")) == ["a", "b", "c", "a"]
 
 
-def test_no_import_cycles_beyond_the_known_ones(graph: list[Import]) -> None:
+def test_no_import_cycles(graph: list[Import]) -> None:
     adjacency = runtime_graph(graph)
-    new = [c for c in strongly_connected(adjacency) if c not in KNOWN_CYCLES]
+    new = strongly_connected(adjacency)
     assert not new, "import cycles:\n" + "\n".join(
         " -> ".join(a_cycle(adjacency, c)) + f"  (modules {sorted(c)})" for c in new
     )
 
 
-def test_no_cycles_between_subpackages_beyond_the_known_ones(graph: list[Import]) -> None:
+def test_no_cycles_between_subpackages(graph: list[Import]) -> None:
+    """Between subpackages of a layer (``agents.mcts``, ``agents.nets``, ...; a module outside
+    a subpackage is its own unit). ``agents.nets`` imports ``agents.matches`` (the self-play
+    gate and ``gomcts book`` run the arena's code), so the arena takes network values from its
+    caller and never imports ``agents.nets``."""
     adjacency = package_graph(runtime_graph(graph))
-    new = [c for c in strongly_connected(adjacency) if c not in KNOWN_PACKAGE_CYCLES]
+    new = strongly_connected(adjacency)
     assert not new, "import cycles between subpackages:\n" + "\n".join(
         " -> ".join(a_cycle(adjacency, c)) + f"  (units {sorted(c)})" for c in new
-    )
-
-
-@pytest.mark.parametrize("known", KNOWN_CYCLES, ids=lambda c: min(c))
-def test_known_cycles_still_exist(graph: list[Import], known: frozenset[str]) -> None:
-    """A listed cycle that is gone (or changed) must be taken off KNOWN_CYCLES."""
-    components = strongly_connected(runtime_graph(graph))
-    assert known in components, (
-        f"the known cycle {sorted(known)} is no longer a cycle of the import graph "
-        f"(its modules now form {[sorted(c) for c in components if c & known]}); update "
-        "KNOWN_CYCLES in tests/test_import_layers.py"
-    )
-
-
-@pytest.mark.parametrize("known", KNOWN_PACKAGE_CYCLES, ids=lambda c: min(c))
-def test_known_package_cycles_still_exist(graph: list[Import], known: frozenset[str]) -> None:
-    """A listed subpackage cycle that is gone must be taken off KNOWN_PACKAGE_CYCLES."""
-    components = strongly_connected(package_graph(runtime_graph(graph)))
-    assert known in components, (
-        f"the known cycle {sorted(known)} between subpackages is gone or changed (now "
-        f"{[sorted(c) for c in components if c & known]}); update KNOWN_PACKAGE_CYCLES in "
-        "tests/test_import_layers.py"
     )

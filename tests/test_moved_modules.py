@@ -115,3 +115,18 @@ def test_old_entry_points_still_register_the_commands() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['arena', 'train']"
+
+
+def test_the_network_functions_of_balanced_books_moved_to_agents_nets() -> None:
+    """The arena package takes network values from its caller (no agents.matches ->
+    agents.nets import); the old names still resolve, with a warning, for one release."""
+    import agents.matches.balanced as balanced
+    from agents.nets.checkpoint import model_digest
+    from agents.nets.evaluator import net_value_fn
+
+    with pytest.warns(DeprecationWarning, match="agents.nets.evaluator.net_value_fn"):
+        assert balanced.net_value_fn is net_value_fn  # type: ignore[attr-defined]
+    with pytest.warns(DeprecationWarning, match="agents.nets.checkpoint.model_digest"):
+        assert balanced.model_digest is model_digest  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        balanced.no_such_name  # type: ignore[attr-defined]  # noqa: B018

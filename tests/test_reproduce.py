@@ -295,3 +295,33 @@ def test_a_hand_started_match_with_other_settings_is_refused_by_the_arena(
     capsys.readouterr()
     assert main(["reproduce", str(path), "--workers", "1", "--only", "aa"]) == 2
     assert "seed" in capsys.readouterr().err
+
+
+def test_games_per_worker_from_the_plan_or_the_command_plays_the_same_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "many").mkdir()
+    lone = load_plan(write_plan(tmp_path / "one", MATCHES, games=4))
+    run_plan(lone, only=["coulom"], workers=1, say=quiet)
+    head = HEAD.replace('openings = "random:1"', 'openings = "random:1"\ngames_per_worker = 3')
+    path = tmp_path / "many" / "plan.toml"
+    path.write_text(head.format(sims=4) + MATCHES.format(games=4), encoding="utf-8")
+    shared = load_plan(path)
+    assert shared.setting.games_per_worker == 3
+    command = arena_command(shared, shared.row("coulom"), workers=1)  # type: ignore[arg-type]
+    assert command.split("--games-per-worker ")[1].startswith("3 ")
+    assert main(["reproduce", str(path), "--only", "coulom", "--workers", "1"]) == 0
+    _, one = read_results(lone.folder("coulom") / "results.jsonl")
+    _, many = read_results(shared.folder("coulom") / "results.jsonl")
+    assert [many[i].deterministic() for i in range(4)] == [one[i].deterministic() for i in range(4)]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        main(["reproduce", str(path), "--games-per-worker", "0"])
+    assert stopped.value.code == 2
+    assert "--games-per-worker: must be an int >= 1" in capsys.readouterr().err
+    bad = head.replace("games_per_worker = 3", "games_per_worker = 0")
+    path.write_text(bad.format(sims=4) + MATCHES.format(games=4), encoding="utf-8")
+    with pytest.raises(PlanError, match="games_per_worker must be a positive integer"):
+        load_plan(path)

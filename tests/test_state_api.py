@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import random
 import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from game_support import play
+from game_support import play, random_game
 
 from go_env.coords import from_gtp
 from go_env.errors import IllegalReason
@@ -16,17 +15,6 @@ from go_env.rules import KoRule, Rules
 from go_env.state import Color, GoState
 
 BoardFactory = Callable[..., GoState]
-
-
-def random_position(size: int, moves: int, seed: int) -> GoState:
-    rng = random.Random(seed)
-    s = GoState(Rules(size=size))
-    for _ in range(moves):
-        points = [int(m) for m in s.legal_moves() if m != s.pass_move]
-        if s.is_over or not points:
-            break
-        s.play(rng.choice(points))
-    return s
 
 
 # ------------------------------------------------------------------------------ basics
@@ -184,7 +172,7 @@ def test_legal_mask_is_read_only_and_refreshed_after_a_move() -> None:
 
 
 def test_legal_moves_are_sorted_ints_with_pass_last() -> None:
-    s = random_position(7, 20, seed=3)
+    s = random_game(7, 3, moves=20)
     moves = s.legal_moves()
     assert np.issubdtype(moves.dtype, np.integer)
     assert moves.tolist() == sorted(moves.tolist())
@@ -221,7 +209,7 @@ def test_zobrist_returns_after_a_capture_and_differs_across_sizes() -> None:
 
 # ------------------------------------------------------------------------------- clone
 def test_clone_is_independent() -> None:
-    s = random_position(6, 15, seed=1)
+    s = random_game(6, 1, moves=15)
     snapshot = (s.board, s.history, s.zobrist, s.to_play, s.legal_mask().copy())
     c = s.clone()
     c.play(int(c.legal_moves()[0]))
@@ -240,7 +228,7 @@ def test_clone_is_independent() -> None:
 # ---------------------------------------------------------------------- ASCII round trip
 @pytest.mark.parametrize("size", range(2, 26))
 def test_ascii_round_trip(size: int) -> None:
-    s = random_position(size, 2 * size, seed=size)
+    s = random_game(size, size, moves=2 * size)
     text = s.to_ascii()
     t = GoState.from_ascii(text, Rules(size=size))
     np.testing.assert_array_equal(t.board, s.board)

@@ -68,3 +68,26 @@ def test_the_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for option in ("--storage", "--trials", "--games", "--tune-c", "--verify-games", "--jobs"):
         assert option in out
+
+
+def test_the_study_exists_before_the_progress_bar_polls_its_storage(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bar's thread and the study creation raced on a new SQLite file's schema
+    ("IntegrityError: UNIQUE constraint failed: alembic_version.version_num")."""
+    import optuna
+
+    from tuning import trial_bar
+
+    seen: list[bool] = []
+    real_init = trial_bar.TrialBar.__init__
+
+    def checking_init(self: trial_bar.TrialBar, config: object, **kwargs: object) -> None:
+        storage = f"sqlite:///{tmp_path / 'study.db'}"
+        seen.append(config.name in optuna.get_all_study_names(storage))  # type: ignore[attr-defined]
+        real_init(self, config, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trial_bar.TrialBar, "__init__", checking_init)
+    args = ["softmax", "--size", "5", "--agent", "mcts:sims=8", "--trials", "0"]
+    code, _, _ = run(capsys, *args, "--out", str(tmp_path))
+    assert code == 0 and seen == [True]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.lifetime import die_with_parent
+from agents import lifetime
+from agents.lifetime import check_stop, die_with_parent, interrupt_once
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,7 +71,9 @@ def _kill_main_and_expect_the_group_gone(proc: subprocess.Popen[bytes], others: 
         time.sleep(1.0)  # the workers are past their initializer
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-        gone = _wait_for(lambda: not _group(pgid), timeout=60)
+        # Well within die_with_parent's 30 s grace: a worker whose KeyboardInterrupt was lost
+        # must stop at its next check_stop(), not run trials until the grace runs out.
+        gone = _wait_for(lambda: not _group(pgid), timeout=20)
         assert gone, f"left running after the main process was killed: {_group(pgid)}"
     finally:
         for pid in _group(pgid):
@@ -127,3 +130,75 @@ def test_die_with_parent_notices_a_parent_gone_before_the_call(tmp_path: Path) -
 def test_die_with_parent_is_harmless_while_the_parent_lives() -> None:
     die_with_parent(os.getppid(), poll=0.05)  # this process's own parent stays alive
     time.sleep(0.2)
+
+
+@pytest.fixture
+def no_stop_request():  # type: ignore[no-untyped-def]
+    """Leave this process without a stop request, whatever the test did."""
+    yield
+    lifetime._STOP.clear()
+
+
+def test_a_swallowed_interrupt_is_raised_again_by_check_stop(no_stop_request: None) -> None:
+    check_stop()  # no request yet: nothing happens
+    with pytest.raises(KeyboardInterrupt):
+        interrupt_once(signal.SIGTERM, None)
+    # A second signal during the clean-up does not raise again ...
+    interrupt_once(signal.SIGTERM, None)
+    # ... and the request stays for the loops that check it.
+    with pytest.raises(KeyboardInterrupt, match="stop requested"):
+        check_stop()
+
+
+def test_a_sigterm_landing_in_a_finalizer_still_stops_the_worker() -> None:
+    """The tune job defect: numba's and SQLAlchemy's weakref callbacks swallowed the
+    KeyboardInterrupt of the parent-death SIGTERM, and the orphaned job went on with trials."""
+    code = (
+        "import os, signal, sys, time\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from agents.lifetime import check_stop, interrupt_once\n"
+        "signal.signal(signal.SIGTERM, interrupt_once)\n"
+        "class Finalized:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        time.sleep(0.1)  # the handler runs here: 'Exception ignored in ...'\n"
+        "Finalized()\n"
+        "print('survived the signal', flush=True)\n"
+        "try:\n"
+        "    for _ in range(500):  # a worker's loop of trials\n"
+        "        check_stop()\n"
+        "        time.sleep(0.01)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(130)\n"
+        "sys.exit(0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "survived the signal" in proc.stdout  # the first exception was indeed lost
+    assert "Exception ignored" in proc.stderr
+    assert proc.returncode == 130, proc.stderr
+
+
+def test_optimize_runs_no_trial_after_a_stop_request(tmp_path: Path, no_stop_request: None) -> None:
+    import optuna
+
+    from go_env.rules import Rules
+    from tuning.search_spaces import make_space
+    from tuning.study import StudyConfig, optimize
+
+    config = StudyConfig(
+        space=make_space("monotone", d=2),
+        agent="mcts:sims=8",
+        rules=Rules(size=5, komi=0.5),
+        games=2,
+        batch=2,
+        trials=3,
+        startup_trials=3,
+        out=tmp_path,
+        heartbeat_interval=None,
+    )
+    with pytest.raises(KeyboardInterrupt):
+        interrupt_once(signal.SIGTERM, None)
+    with pytest.raises(KeyboardInterrupt, match="stop requested"):
+        optimize(config, progress=None)
+    study = optuna.load_study(study_name=config.name, storage=config.storage_url)
+    assert study.trials == []

@@ -46,6 +46,7 @@ import optuna
 from optuna.pruners import BasePruner
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.lifetime import check_stop
 from agents.matches.arena import MatchConfig, iter_games
 from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
@@ -241,6 +242,8 @@ class ObjectiveConfig:
             games in flight on the cluster (``None``: all its CPUs).
         max_retry: Retries of an interrupted trial.
         ray: Play the games on this Ray cluster (:func:`agents.matches.arena.iter_games`).
+        games_per_worker: Games each arena process plays at once, their searches' leaves
+            evaluated by shared network calls (:func:`agents.matches.arena.iter_games`).
     """
 
     space: SearchSpace
@@ -256,6 +259,7 @@ class ObjectiveConfig:
     workers: int | None = 1
     max_retry: int = 3
     ray: str | None = None
+    games_per_worker: int = 1
 
     def match(self, params: Mapping[str, float], origin: int) -> MatchConfig:
         """The arena match of a point; ``origin`` decides its seed."""
@@ -323,9 +327,16 @@ class Objective:
         trial.set_user_attr("match_seed", match.seed)
         scores: list[float] = []
         stopped = False
-        games = iter_games(match, results=path, workers=c.workers, ray=c.ray)
+        games = iter_games(
+            match,
+            results=path,
+            workers=c.workers,
+            ray=c.ray,
+            games_per_worker=c.games_per_worker,
+        )
         try:
             for game in games:
+                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
                 scores.append(game.score_a)
                 n = len(scores)
                 if n % c.batch and n != c.games:

@@ -16,6 +16,7 @@ parts::
     paper_sims = 5000
     agent = "mcts:sims={sims},policy=puct,c=0.5,evaluator=net,choice=visits"
     openings = "book:docs/results/reproduction/li-lim-9x9/openings-balanced.txt"
+    games_per_worker = 16        # how games are played (shared network calls), not what
 
     [[row]]                      # a match: candidate backup against baseline backup
     id = "coulom-2-16"
@@ -92,6 +93,7 @@ _SETTING_KEYS = {
     "openings",
     "referee",
     "notes",
+    "games_per_worker",
 }
 _COMMON_ROW_KEYS = {"id", "kind", "table", "label", "paper", "note", "seed", "games"}
 _MATCH_KEYS = _COMMON_ROW_KEYS | {
@@ -176,6 +178,10 @@ class Setting:
     openings: str = "random:2"
     referee: str = "auto"
     notes: str = ""
+    games_per_worker: int = 1
+    """Games each arena process plays at once, their leaves evaluated by shared network calls
+    (``docs/arena.md``): how the rows are played, not what they are, so it is in no row's
+    fingerprint; ``gomcts reproduce --games-per-worker`` overrides it."""
 
 
 @dataclass(frozen=True)
@@ -353,6 +359,8 @@ def load_plan(path: str | PathLike[str]) -> Plan:
     root = (source.parent / str(head.get("root", "."))).resolve()
     raw_setting = doc.get("setting", {})
     _check_keys(raw_setting, _SETTING_KEYS, f"{source} [setting]")
+    if "games_per_worker" in raw_setting:
+        _positive_int(raw_setting, "games_per_worker", f"{source} [setting]")
     setting = Setting(**raw_setting)
     if "{sims}" not in setting.agent:
         raise PlanError(f"{source} [setting]: agent must contain {{sims}}, got {setting.agent!r}")

@@ -126,7 +126,9 @@ def match_config(plan: Plan, row: MatchRow) -> Any:
     )
 
 
-def study_config(plan: Plan, row: StudyRow, *, workers: int = 1) -> Any:
+def study_config(
+    plan: Plan, row: StudyRow, *, workers: int = 1, games_per_worker: int | None = None
+) -> Any:
     """The :class:`tuning.study.StudyConfig` of a study row, and the sampler it uses."""
     from tuning.search_spaces import make_space
     from tuning.study import StudyConfig
@@ -153,7 +155,27 @@ def study_config(plan: Plan, row: StudyRow, *, workers: int = 1) -> Any:
         jobs=max(1, min(workers, row.jobs if row.jobs > 1 else workers)),
         verify_games=0,
         **extra,
+        **_games_per_worker(StudyConfig, plan, games_per_worker),
     )
+
+
+def _games_per_worker(api: Any, plan: Plan, value: int | None) -> dict[str, Any]:
+    """``{"games_per_worker": K}`` for ``api`` (the plan's unless ``value``); ``{}`` for 1.
+
+    Raises:
+        PlanError: For K > 1 when the installed arena cannot play several games per process.
+    """
+    k = plan.setting.games_per_worker if value is None else value
+    if k == 1:
+        return {}
+    names = (
+        {f.name for f in fields(api)}
+        if hasattr(api, "__dataclass_fields__")
+        else set(inspect.signature(api).parameters)
+    )
+    if "games_per_worker" not in names:
+        raise PlanError("games_per_worker: this installation's arena plays one game per process")
+    return {"games_per_worker": k}
 
 
 def sampler_used(config: Any) -> str:
@@ -307,7 +329,9 @@ def _duration(seconds: float) -> str:
 
 
 # ------------------------------------------------------------------------ running
-def arena_command(plan: Plan, row: MatchRow, *, workers: int | None = None) -> str:
+def arena_command(
+    plan: Plan, row: MatchRow, *, workers: int | None = None, games_per_worker: int | None = None
+) -> str:
     """The ``gomcts arena`` command that plays the same match into the row's folder.
 
     Run from the plan's root; the runner adopts and resumes what it wrote.
@@ -337,6 +361,9 @@ def arena_command(plan: Plan, row: MatchRow, *, workers: int | None = None) -> s
         parts += ["--referee", row.referee]
     if workers is not None:
         parts += ["--workers", str(workers)]
+    k = plan.setting.games_per_worker if games_per_worker is None else games_per_worker
+    if k > 1:
+        parts += ["--games-per-worker", str(k)]
     parts += ["--out", _relative(plan.folder(row), plan.root)]
     return shlex.join(parts)
 
@@ -355,13 +382,14 @@ def _run_match_row(
     workers: int | None,
     ray: str | None,
     progress: PlanProgress,
+    games_per_worker: int | None = None,
 ) -> None:
     from agents.matches.arena import run_match
     from agents.matches.plots import plot_running_score
 
     config = match_config(plan, row)
     folder = plan.folder(row)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = _games_per_worker(run_match, plan, games_per_worker)
     if ray is not None:
         if "ray" not in inspect.signature(run_match).parameters:
             raise PlanError("--ray: this installation's arena cannot play on Ray")
@@ -396,11 +424,16 @@ def _run_match_row(
 
 
 def _run_study_row(
-    plan: Plan, row: StudyRow, *, workers: int | None, progress: PlanProgress
+    plan: Plan,
+    row: StudyRow,
+    *,
+    workers: int | None,
+    progress: PlanProgress,
+    games_per_worker: int | None = None,
 ) -> None:
     from tuning.study import run_study
 
-    config = study_config(plan, row, workers=workers or 1)
+    config = study_config(plan, row, workers=workers or 1, games_per_worker=games_per_worker)
     before = played_games(plan, row)
     report = run_study(config, progress=progress.say)
     after = played_games(plan, row)
@@ -440,6 +473,7 @@ def run_plan(
     ray: str | None = None,
     say: Callable[[str], None] = print,
     keep_going: bool = False,
+    games_per_worker: int | None = None,
 ) -> list[str]:
     """Run the selected rows in plan order, then write the results table.
 
@@ -450,6 +484,8 @@ def run_plan(
         ray: Ray address for the arena, when the installed arena supports it.
         say: Receives progress lines.
         keep_going: Go on with the next row when a row waits for an unfinished study.
+        games_per_worker: Games each arena process plays at once, sharing its network
+            calls (``None``: the plan's ``[setting] games_per_worker``, default 1).
 
     Returns:
         Ids of the rows skipped because they wait for a study.
@@ -480,9 +516,18 @@ def run_plan(
             continue
         say(f"[plan] {row.id}: {row.label}")
         if isinstance(row, MatchRow):
-            _run_match_row(plan, row, workers=workers, ray=ray, progress=progress)
+            _run_match_row(
+                plan,
+                row,
+                workers=workers,
+                ray=ray,
+                progress=progress,
+                games_per_worker=games_per_worker,
+            )
         else:
-            _run_study_row(plan, row, workers=workers, progress=progress)
+            _run_study_row(
+                plan, row, workers=workers, progress=progress, games_per_worker=games_per_worker
+            )
         write_table(plan)
     write_table(plan)
     return waiting

@@ -13,6 +13,8 @@ import os
 import sys
 from typing import Any
 
+from agents.matches.cli import games_per_worker
+
 __all__ = ["register"]
 
 
@@ -34,6 +36,14 @@ def register(subparsers: Any) -> None:
         default=None,
         help="arena worker processes of a match, parallel trials of a study (default: all "
         "cores for matches, 1 for studies)",
+    )
+    parser.add_argument(
+        "--games-per-worker",
+        type=games_per_worker,
+        default=None,
+        metavar="K",
+        help="games each arena process plays at once, their leaf evaluations batched into one "
+        "network call per round (default: the plan's [setting] games_per_worker, else 1)",
     )
     parser.add_argument(
         "--ray", default=None, metavar="ADDR", help="play on a Ray cluster (where supported)"
@@ -64,12 +74,22 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         os.chdir(plan.root)
         if args.workers is not None and args.workers < 1:
             raise PlanError(f"--workers must be >= 1, got {args.workers}")
+        k = args.games_per_worker or plan.setting.games_per_worker
+        if args.ray is not None and k > 1:
+            raise PlanError("--games-per-worker plays in local processes; keep it 1 with --ray")
         if args.commands:
             for row in select_rows(plan, args.only):
                 if isinstance(row, MatchRow):
                     print(f"# {row.id}: {row.label}")
                     try:
-                        print(arena_command(plan, row, workers=args.workers))
+                        print(
+                            arena_command(
+                                plan,
+                                row,
+                                workers=args.workers,
+                                games_per_worker=args.games_per_worker,
+                            )
+                        )
                     except RowWaitingError as exc:
                         print(f"# not yet: {exc}")
             return 0
@@ -84,6 +104,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             ray=args.ray,
             say=lambda line: print(line, flush=True),
             keep_going=args.keep_going,
+            games_per_worker=args.games_per_worker,
         )
     except KeyboardInterrupt:
         print(

@@ -57,7 +57,8 @@ from optuna.distributions import FloatDistribution
 from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
-from agents.lifetime import die_with_parent
+from agents.lifetime import check_stop, die_with_parent, interrupt_once
+from agents.mcts.multi import check_width
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
 from tuning.objective import (
@@ -144,6 +145,10 @@ class StudyConfig:
         ray: Play the games (trials and verification) as tasks on this Ray cluster
             (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
             docs/cluster.md) instead of local processes. Results do not depend on it.
+        games_per_worker: Games each arena process plays at once, the leaves of their
+            searches evaluated by shared network calls (``docs/arena.md``); local processes
+            only. Not part of the study's identity: results do not depend on it (up to the
+            floating-point ties of ``docs/decisions/019``).
 
     Raises:
         ValueError: For a setting out of range (the message says what is allowed).
@@ -175,6 +180,7 @@ class StudyConfig:
     verify_workers: int | None = None
     traps: TrapObjectiveConfig | None = None
     ray: str | None = None
+    games_per_worker: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -199,6 +205,9 @@ class StudyConfig:
                 "ray must be None or a Ray address ('auto', 'local', 'HOST:PORT', "
                 f"'ray://HOST:PORT'), got {self.ray!r}"
             )
+        check_width(self.games_per_worker)
+        if self.games_per_worker > 1 and self.ray is not None:
+            raise ValueError("games_per_worker > 1 plays in local processes; with ray keep it 1")
         _int("jobs", self.jobs, 1)
         _int("max_retry", self.max_retry, 0)
         _int("verify_games", self.verify_games, 0)
@@ -311,6 +320,7 @@ class StudyConfig:
             workers=self.workers,
             max_retry=self.max_retry,
             ray=self.ray,
+            games_per_worker=self.games_per_worker,
         )
         config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
         return config
@@ -453,6 +463,7 @@ def optimize(
 
     waited = False
     while True:
+        check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
         recover_dead_trials(study, max_retry=config.max_retry, progress=progress)
         if _heartbeat(study):
             with warnings.catch_warnings():
@@ -483,17 +494,13 @@ def _all_local(study: optuna.Study) -> bool:
     return all(is_local(t.user_attrs.get("worker", {})) for t in running)
 
 
-def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = None) -> None:
     """A study worker process (``jobs > 1``): trials until the study has enough.
 
     It stops with its parent (:func:`agents.lifetime.die_with_parent`): the ``SIGTERM`` it then
     gets puts its running trial back in the queue, so a restarted study has one set of workers.
     """
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    signal.signal(signal.SIGTERM, interrupt_once)
     if parent is not None:
         die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all

@@ -344,6 +344,7 @@ def verify_best(
         progress=bar,
         on_game=on_game,
         ray=config.ray,
+        games_per_worker=config.games_per_worker,
     )
 
 

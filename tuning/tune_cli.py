@@ -1,4 +1,4 @@
-"""The ``gomcts tune`` command: an Optuna study of the Monotone or Softmax backup by winrate.
+"""The ``gomcts tune`` command: an Optuna study of a backup's tunable parameters by winrate.
 
 Registered through the entry-point group ``gomcts.commands``. It builds a
 :class:`tuning.study.StudyConfig` from its options and calls :func:`tuning.study.run_study`,
@@ -18,6 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from agents.lifetime import interrupt_once
+from agents.matches.cli import games_per_worker
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, make_space
 
@@ -30,6 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agents.traps import POLICIES
     from agents.traps.cli import add_tree_arguments
 
+    parser.add_argument(
+        "--games-per-worker",
+        type=games_per_worker,
+        default=1,
+        metavar="K",
+        help="games each arena process plays at once, their searches' leaf evaluations "
+        "batched into one network call per round (docs/arena.md; default 1)",
+    )
     parser.add_argument(
         "space",
         help="search space: a backup that declares tunable parameters (monotone, softmax, or an "
@@ -273,6 +283,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "verify_games": args.verify_games,
         "verify_workers": args.verify_workers,
         "ray": args.ray,
+        "games_per_worker": args.games_per_worker,
     }
     if args.objective == "traps":
         from agents.traps.cli import trees_from_args
@@ -295,10 +306,6 @@ def config_from_args(args: argparse.Namespace) -> Any:
     return StudyConfig(**fields, out=out)
 
 
-def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``gomcts tune``; returns the exit status."""
     from tuning.study import run_study
@@ -314,18 +321,21 @@ def run(args: argparse.Namespace) -> int:
         except ClusterError as exc:
             print(f"gomcts tune: error: {exc}", file=sys.stderr)
             return 2
+    signal.signal(signal.SIGTERM, interrupt_once)
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     bar = None
     if not args.quiet and not args.no_progress:
         from tuning.trial_bar import TrialBar
 
+        # The study and its storage exist before the bar's thread polls them: two threads
+        # creating one SQLite storage race on its schema (IntegrityError on alembic_version).
+        config.load_study()
         bar = TrialBar(config)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     if bar is not None:
         progress = bar.write
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
     if progress is not None and config.traps is not None:
         t = config.traps
         progress(

@@ -5,8 +5,8 @@
 * :mod:`agents.matches.results`: the resumable ``results.jsonl`` file;
 * :mod:`agents.matches.stats`: score rates, intervals, Elo, SPRT;
 * :mod:`agents.matches.paired`: two matches on the same openings compared game by game;
-* :mod:`agents.matches.balanced`: opening books the value network rates as even, and
-  :mod:`agents.matches.book_cli`, the ``gomcts book`` command that writes them;
+* :mod:`agents.matches.balanced`: opening books a value function rates as even (the
+  ``gomcts book`` command, :mod:`agents.nets.book_cli`, gives it the network's);
 * :mod:`agents.matches.pair_stats`: what a match's pairs tell (splits, colour balance,
   signal-to-noise per pair);
 * :mod:`agents.matches.plots`: the running score plot;

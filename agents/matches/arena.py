@@ -68,7 +68,7 @@ import math
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
@@ -79,12 +79,13 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.game import play_game
+from agents.game import move_steps, play_game_steps
 from agents.lifetime import die_with_parent
 from agents.matches.openings import check_opening, random_opening
 from agents.matches.results import GameOutcome, ResultsFile
 from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
 from agents.matches.stats import sprt as run_sprt
+from agents.mcts.multi import SharedEvaluation, Steps, answer_alone, check_width, round_robin
 from agents.registry import agent_config, make_agent
 from go_env.dead_stones import result_string, score_without
 from go_env.rules import Rules
@@ -96,6 +97,8 @@ __all__ = [
     "MatchConfig",
     "MatchResult",
     "iter_games",
+    "match_game_steps",
+    "play_games",
     "play_match_game",
     "run_match",
 ]
@@ -198,6 +201,29 @@ class _Timed:
         self.moves += 1
         return move
 
+    def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
+        """The agent's move as a coroutine, timed.
+
+        Its time is its own work plus its share of the shared evaluations that answered it
+        (:attr:`~agents.mcts.multi.LeafRequest.seconds`).
+        """
+        steps = move_steps(self.agent, state, observation)
+        seconds = 0.0
+        start = time.perf_counter()
+        try:
+            request = next(steps)
+            while True:
+                seconds += time.perf_counter() - start
+                answer = yield request
+                seconds += request.seconds
+                start = time.perf_counter()
+                request = steps.send(answer)
+        except StopIteration as stop:
+            move: int = stop.value
+        self.seconds += seconds + time.perf_counter() - start
+        self.moves += 1
+        return move
+
     def close(self) -> None:
         """The wrapped agent is closed by its owner."""
 
@@ -290,7 +316,23 @@ def play_match_game(
     own = players is None
     players = players or _Players()
     try:
-        return _play(config, index, players)
+        return answer_alone(match_game_steps(config, index, players))
+    finally:
+        if own:
+            players.close()
+
+
+def match_game_steps(config: MatchConfig, index: int, players: _Players) -> Steps[GameOutcome]:
+    """:func:`play_match_game` as a coroutine yielding its leaf evaluations.
+
+    Driven alone (:func:`~agents.mcts.multi.answer_alone`) it is :func:`play_match_game`;
+    :func:`play_games` drives many at once, one evaluator call per round.
+
+    Raises:
+        ArenaError: When an agent fails; the message names the game.
+    """
+    try:
+        return (yield from _play(config, index, players))
     except ArenaError:
         raise
     except Exception as exc:
@@ -298,12 +340,57 @@ def play_match_game(
             f"game {index} ({config.agent_a} vs {config.agent_b}) failed: "
             f"{type(exc).__name__}: {exc}"
         ) from exc
-    finally:
-        if own:
-            players.close()
 
 
-def _play(config: MatchConfig, index: int, players: _Players) -> GameOutcome:
+def play_games(
+    config: MatchConfig,
+    indices: Iterable[int],
+    width: int,
+    slots: list[_Players] | None = None,
+    *,
+    shared: SharedEvaluation | None = None,
+) -> Generator[GameOutcome, None, None]:
+    """Play games ``width`` at a time in this process, yielding each as it finishes.
+
+    Each game is the same game as :func:`play_match_game` plays alone; the leaves of the
+    searches of all running games are evaluated together (:func:`agents.mcts.multi.round_robin`).
+
+    Args:
+        config: The match.
+        indices: The games to play, started in this order (read lazily).
+        width: Games at once (``>= 1``).
+        slots: Agents to reuse, one set per running game (at least ``width``); by default
+            they are built here and closed at the end.
+        shared: The shared evaluation (and its statistics); a new one by default.
+    """
+    width = check_width(width)
+    if slots is None:
+        own = [_Players() for _ in range(width)]
+        try:
+            yield from play_games(config, indices, width, own, shared=shared)
+        finally:
+            for players in own:
+                players.close()
+        return
+    if len(slots) < width:
+        raise ValueError(f"play_games needs {width} player slots, got {len(slots)}")
+    free = list(reversed(slots[:width]))
+
+    def start(index: int) -> Callable[[], Steps[GameOutcome]]:
+        def steps() -> Steps[GameOutcome]:
+            players = free.pop()
+            try:
+                return (yield from match_game_steps(config, index, players))
+            finally:
+                free.append(players)
+
+        return steps
+
+    for _, game in round_robin(((i, start(i)) for i in indices), width, shared=shared):
+        yield game
+
+
+def _play(config: MatchConfig, index: int, players: _Players) -> Steps[GameOutcome]:
     pair, a_black = index // 2, index % 2 == 0
     opening = config.opening(pair)
     seed_a, seed_b = config.agent_seeds(index)
@@ -312,7 +399,7 @@ def _play(config: MatchConfig, index: int, players: _Players) -> GameOutcome:
     black, white = (agent_a, agent_b) if a_black else (agent_b, agent_a)
     timed_black, timed_white = _Timed(black), _Timed(white)
     start = time.perf_counter()
-    game = play_game(timed_black, timed_white, config.rules, opening=opening)
+    game = yield from play_game_steps(timed_black, timed_white, config.rules, opening=opening)
     state = game.state
     dead: list[int]
     if game.resigned is not None:
@@ -377,6 +464,11 @@ def _worker_game(config: MatchConfig, index: int) -> GameOutcome:
     return play_match_game(config, index, _WORKER_PLAYERS)
 
 
+def _stream_games(indices: Iterable[int], config: MatchConfig, width: int) -> Iterator[GameOutcome]:
+    """A :class:`~agents.matches.stream_pool.StreamPool` worker: ``width`` games at once."""
+    yield from play_games(config, indices, width)
+
+
 # ------------------------------------------------------------------------- the match
 
 
@@ -405,6 +497,7 @@ def iter_games(
     workers: int | None = None,
     sgf_dir: str | PathLike[str] | None = None,
     ray: str | None = None,
+    games_per_worker: int = 1,
 ) -> Generator[GameOutcome, None, None]:
     """Play the match and yield every game in index order, as soon as its turn comes.
 
@@ -417,6 +510,10 @@ def iter_games(
         sgf_dir: Folder for one SGF file per game (``game-00012.sgf``).
         ray: Play on this Ray cluster instead of local processes: ``"auto"``, ``"local"``,
             ``"HOST:PORT"`` or ``"ray://HOST:PORT"`` (see :func:`~agents.matches.ray_pool.connect`).
+        games_per_worker: Games each worker process plays at once (``K``), their searches'
+            leaf evaluations answered by one network call per round (:mod:`agents.mcts.multi`,
+            ``docs/arena.md``); every game is the game a lone worker plays (up to the
+            floating-point ties of ``docs/decisions/019``). Local processes only.
 
     Yields:
         :class:`~agents.matches.results.GameOutcome` of games ``0, 1, 2, ...``.
@@ -428,6 +525,11 @@ def iter_games(
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    width = check_width(games_per_worker)
+    if width > 1 and ray is not None:
+        raise ValueError(
+            "games_per_worker > 1 plays in local worker processes; with ray it must be 1"
+        )
     store = ResultsFile(results, config.identity()) if results is not None else None
     ready = {i: g for i, g in (store.load() if store else {}).items() if i < config.games}
     todo = [i for i in range(config.games) if i not in ready]
@@ -455,6 +557,9 @@ def iter_games(
 
     yield from in_order()
     if not todo:
+        return
+    if width > 1:
+        yield from _iter_shared(config, todo, workers, width, record, in_order)
         return
     pool: Executor
     if ray is not None:
@@ -497,6 +602,42 @@ def iter_games(
                         record(_outcome(future, index))
                     except BaseException as exc:  # the match is stopping anyway
                         log.warning("game %d, still running at the stop, failed: %s", index, exc)
+
+
+def _iter_shared(
+    config: MatchConfig,
+    todo: list[int],
+    workers: int,
+    width: int,
+    record: Callable[[GameOutcome], None],
+    in_order: Callable[[], Iterator[GameOutcome]],
+) -> Iterator[GameOutcome]:
+    """The games of :func:`iter_games` with ``width`` games per worker process."""
+    processes = min(workers, len(todo))
+    width = min(width, -(-len(todo) // processes))  # no worker takes more than its share
+    if processes == 1:
+        games = play_games(config, todo, width)
+        try:
+            for game in games:
+                record(game)
+                yield from in_order()
+        finally:
+            games.close()  # the games in flight are lost, as a lone game in this process is
+        return
+    from agents.matches.stream_pool import StreamPool, WorkerError
+
+    pool = StreamPool(_stream_games, (config, width), processes)
+    try:
+        try:
+            for game in pool.games(todo):
+                record(game)
+                yield from in_order()
+        except WorkerError as exc:
+            raise ArenaError(str(exc)) from exc
+        finally:
+            pool.stop(record)  # games still running at a stop are kept
+    finally:
+        pool.close()
 
 
 def _outcome(future: Future[GameOutcome], index: int) -> GameOutcome:
@@ -654,6 +795,7 @@ def run_match(
     on_game: Callable[[GameOutcome, MatchResult], bool | None] | None = None,
     progress: bool = False,
     ray: str | None = None,
+    games_per_worker: int = 1,
 ) -> MatchResult:
     """Play a match (see the module docstring) and return its games and statistics.
 
@@ -668,6 +810,8 @@ def run_match(
             returning ``True`` stops the match.
         progress: Show a progress bar with the running score rate on stderr.
         ray: Play on a Ray cluster (see :func:`iter_games`).
+        games_per_worker: Games each worker process plays at once, sharing its network
+            calls (see :func:`iter_games`).
 
     Raises:
         ArenaError: When a game fails (finished games stay in the results file).
@@ -681,7 +825,14 @@ def run_match(
         from tqdm import tqdm
 
         bar = tqdm(total=config.games, file=sys.stderr, unit="game", dynamic_ncols=True)
-    games = iter_games(config, results=results, workers=workers, sgf_dir=sgf_dir, ray=ray)
+    games = iter_games(
+        config,
+        results=results,
+        workers=workers,
+        sgf_dir=sgf_dir,
+        ray=ray,
+        games_per_worker=games_per_worker,
+    )
     try:
         for game in games:
             result.games.append(game)

@@ -28,7 +28,8 @@ This is the balanced-opening method of the reproduction of Li & Lim (issue 19,
 
 from __future__ import annotations
 
-import hashlib
+import importlib
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -47,7 +48,6 @@ __all__ = [
     "ValueFn",
     "canonical_key",
     "draw_balanced_book",
-    "net_value_fn",
     "opening_position",
     "write_book",
 ]
@@ -136,7 +136,9 @@ def draw_balanced_book(
 
     Args:
         rules: The rules of the games (the network must be built for their board size).
-        value_fn: Values of positions for the player to move (see :func:`net_value_fn`).
+        value_fn: Values of positions for the player to move, given by the caller (the
+            ``gomcts book`` command passes :func:`agents.nets.evaluator.net_value_fn`, so this
+            module never imports the networks).
         count: Openings wanted.
         seed: The book's seed.
         min_moves: Shortest opening.
@@ -202,26 +204,6 @@ def draw_balanced_book(
     return book
 
 
-def net_value_fn(model: str | PathLike[str] = "", *, device: str = "cpu") -> ValueFn:
-    """Values of a network checkpoint (``""``: the shipped model), averaged over 8 symmetries."""
-    from agents.nets.evaluator import NetEvaluator
-
-    evaluator = NetEvaluator(model, symmetry="average", device=device, cache_size=0)
-
-    def values(states: Sequence[GoState]) -> np.ndarray:
-        return evaluator.evaluate_states(states)[1]
-
-    return values
-
-
-def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
-    """The checkpoint path (``""``: the shipped model) and its SHA-256."""
-    from agents.nets.checkpoint import resolve_model_path
-
-    path = resolve_model_path(model)
-    return path, hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def write_book(
     path: str | PathLike[str],
     book: BalancedBook,
@@ -241,3 +223,23 @@ def write_book(
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# Moved to agents.nets for one release (CHANGELOG.md): the book needs no network, its caller
+# passes one. Looked up by name, so that agents.matches has no import of agents.nets.
+_MOVED = {
+    "net_value_fn": "agents.nets.evaluator",
+    "model_digest": "agents.nets.checkpoint",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:
+        warnings.warn(
+            f"agents.matches.balanced.{name} moved to {_MOVED[name]}.{name}; the old name goes "
+            "in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

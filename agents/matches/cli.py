@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["games_per_worker", "register"]
 
 
 def register(subparsers: Any) -> None:
@@ -33,6 +33,15 @@ def register(subparsers: Any) -> None:
         type=int,
         default=None,
         help="worker processes (default: all cores; 1: in this process)",
+    )
+    parser.add_argument(
+        "--games-per-worker",
+        type=games_per_worker,
+        default=1,
+        metavar="K",
+        help="games each worker process plays at once, their searches' leaf evaluations "
+        "batched into one network call per round; the same games as K=1 (docs/arena.md). "
+        "Local processes only (default 1)",
     )
     parser.add_argument(
         "--ray",
@@ -88,6 +97,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_cmd_arena)
 
 
+def games_per_worker(text: str) -> int:
+    """The ``--games-per-worker`` value: an int >= 1 (``argparse`` reports the error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be an int >= 1 (games each worker process plays at once), got {text!r}"
+        )
+    return value
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from agents.base import AgentError
     from agents.cli import rules_from_args
@@ -98,6 +120,13 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     from agents.matches.ray_pool import ClusterError
     from agents.matches.stats import SprtConfig
 
+    if args.ray is not None and args.games_per_worker > 1:
+        print(
+            "gomcts arena: error: --games-per-worker plays in local worker processes; "
+            "leave it at 1 with --ray",
+            file=sys.stderr,
+        )
+        return 2
     rules = rules_from_args(args)
     book = load_book(args.book, rules) if args.book else ()
     config = MatchConfig(
@@ -130,6 +159,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             sprt=sprt,
             progress=not args.no_progress,
             ray=args.ray,
+            games_per_worker=args.games_per_worker,
         )
     except KeyboardInterrupt:
         print(

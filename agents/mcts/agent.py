@@ -9,6 +9,7 @@ import numpy as np
 from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
 from agents.mcts.evaluators import Evaluator
+from agents.mcts.multi import LeafRequest, Steps
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
@@ -175,16 +176,53 @@ class MCTSAgent:
             Resignation: When resigning is enabled and the position is lost beyond the
                 threshold.
         """
-        if state.is_over:
-            raise AgentError(f"the game is over (result {state.result()}); no move to choose")
+        self._root_at(state)
+        config = self.config
+        if config.time is not None:
+            stats = self.search.run(seconds=config.time)
+        else:
+            stats = self.search.run(sims=config.sims)
+        return self._choose(state, stats)
+
+    def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
+        """:meth:`act` as a coroutine that yields its leaf evaluations.
+
+        Each ``yield`` is a :class:`~agents.mcts.multi.LeafRequest` (this agent's evaluator
+        and the leaves of :meth:`Search.steps <agents.mcts.search.Search.steps>`); resume it
+        with their ``(priors, values)``. It returns the move :meth:`act` would choose, so a
+        caller can play many games at once and answer their leaves together
+        (:func:`agents.mcts.multi.round_robin`).
+
+        Raises:
+            AgentError, Resignation: As :meth:`act`.
+        """
+        self._root_at(state)
         config = self.config
         search = self.search
-        if not (config.reuse_tree and search.advance(state)):
-            search.set_root(state)
+        evaluator = search.evaluator
         if config.time is not None:
-            stats = search.run(seconds=config.time)
+            steps = search.steps(seconds=config.time)
         else:
-            stats = search.run(sims=config.sims)
+            steps = search.steps(sims=config.sims)
+        try:
+            batch = next(steps)
+            while True:
+                answer = yield LeafRequest(evaluator, batch)
+                batch = steps.send(answer)
+        except StopIteration as stop:
+            stats = stop.value
+        return self._choose(state, stats)
+
+    def _root_at(self, state: GoState) -> None:
+        """Re-root the tree at ``state`` (tree reuse) or start a new one."""
+        if state.is_over:
+            raise AgentError(f"the game is over (result {state.result()}); no move to choose")
+        if not (self.config.reuse_tree and self.search.advance(state)):
+            self.search.set_root(state)
+
+    def _choose(self, state: GoState, stats: SearchStats) -> int:
+        """The move to play after the search (or a :class:`Resignation`)."""
+        config = self.config
         self.last_stats = stats
         sample = state.move_number < config.temperature_moves
         move = choose_move(

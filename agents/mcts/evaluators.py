@@ -20,7 +20,7 @@ the same protocol.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit
@@ -213,9 +213,40 @@ class MixedEvaluator:
 
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors of the value evaluator; the mixed values."""
-        priors, values = self.value.evaluate(batch)
+        return self._mix(batch, self.value.evaluate(batch))
+
+    def _mix(
+        self, batch: LeafBatch, evaluation: tuple[np.ndarray, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = evaluation
         if self.lam == 0.0:
             return priors, np.asarray(values, dtype=np.float64)
         z = self.rollout.values(batch)
         mixed = (1.0 - self.lam) * np.asarray(values, dtype=np.float64) + self.lam * z
         return priors, mixed
+
+    @property
+    def shared(self) -> Any:
+        """The value evaluator's shared forward function (:mod:`agents.mcts.multi`), if any."""
+        return getattr(self.value, "shared", None)
+
+    def prepare(self, batch: LeafBatch) -> _MixedPending:
+        """The value evaluator's pending evaluation; the rollouts are played at ``finish``.
+
+        Only for a value evaluator that can be split (:attr:`shared` is not ``None``).
+        """
+        return _MixedPending(self, batch, self.value.prepare(batch))  # type: ignore[attr-defined]
+
+
+class _MixedPending:
+    """A :class:`MixedEvaluator` batch waiting for its value evaluator's network rows."""
+
+    def __init__(self, mixed: MixedEvaluator, batch: LeafBatch, pending: Any) -> None:
+        self.mixed = mixed
+        self.batch = batch
+        self.pending = pending
+        self.inputs = pending.inputs
+
+    def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The value evaluator's result mixed with one rollout per leaf."""
+        return self.mixed._mix(self.batch, self.pending.finish(outputs))

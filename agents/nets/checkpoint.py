@@ -20,6 +20,7 @@ leaves a half-written checkpoint.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ __all__ = [
     "CheckpointError",
     "load_checkpoint",
     "load_net",
+    "model_digest",
     "resolve_model_path",
     "save_checkpoint",
     "shipped_model_path",
@@ -175,3 +177,9 @@ def load_net(model: str | PathLike[str], device: str | torch.device = "cpu") -> 
             net.requires_grad_(False)
             _NETS[key] = net
     return net
+
+
+def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
+    """The checkpoint path (``""``: the shipped model) and the SHA-256 of its bytes."""
+    path = resolve_model_path(model)
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()

@@ -21,14 +21,16 @@ out, so transpositions and re-searched positions cost nothing.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
 
+from agents.mcts.multi import finish_alone
 from agents.nets.checkpoint import load_net
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
@@ -38,7 +40,15 @@ if TYPE_CHECKING:
     from agents.mcts.evaluators import LeafBatch
     from go_env.state import GoState
 
-__all__ = ["NetEvaluator", "SymmetryMode", "masked_softmax", "resolve_device"]
+__all__ = [
+    "NetEvaluator",
+    "NetForward",
+    "NetPending",
+    "SymmetryMode",
+    "masked_softmax",
+    "net_value_fn",
+    "resolve_device",
+]
 
 SymmetryMode = Literal["none", "random", "average"]
 _MODES = ("none", "random", "average")
@@ -125,10 +135,45 @@ class NetEvaluator:
     # ------------------------------------------------------------------ the protocol
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors and values of the leaves of an MCTS batch (see the module docstring)."""
-        return self.evaluate_states(batch.states())
+        pending = self.prepare(batch)
+        return finish_alone(self, pending)
 
     def evaluate_states(self, states: Sequence[GoState]) -> tuple[np.ndarray, np.ndarray]:
         """``(priors float64 (B, N*N+1), values float64 (B,))`` of positions.
+
+        Raises:
+            ValueError: For an empty list or a board size the network was not built for.
+        """
+        pending = self.prepare_states(states)
+        return finish_alone(self, pending)
+
+    def evaluate_planes(
+        self, planes: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Priors and values from input planes ``(B, C, N, N)`` and legal masks ``(B, A)``."""
+        pending = self.prepare_planes(planes, masks)
+        return finish_alone(self, pending)
+
+    # ------------------------------------------------------------------ split evaluation
+    @property
+    def shared(self) -> NetForward:
+        """The network's forward function, one object per network and device.
+
+        Evaluators of one process that load the same checkpoint share the network
+        (:func:`~agents.nets.checkpoint.load_net`) and so this object:
+        :class:`agents.mcts.multi.SharedEvaluation` batches their positions in one call.
+        """
+        forward = _FORWARDS.get(self.net)
+        if forward is None or forward.device != self.device:
+            forward = _FORWARDS[self.net] = NetForward(self.net, self.device)
+        return forward
+
+    def prepare(self, batch: LeafBatch) -> NetPending:
+        """The first half of :meth:`evaluate` (:class:`agents.mcts.multi.SplitEvaluator`)."""
+        return self.prepare_states(batch.states())
+
+    def prepare_states(self, states: Sequence[GoState]) -> NetPending:
+        """The first half of :meth:`evaluate_states` (features, masks, :meth:`prepare_planes`).
 
         Raises:
             ValueError: For an empty list or a board size the network was not built for.
@@ -144,17 +189,17 @@ class NetEvaluator:
                 )
         planes = stack_planes(states, c.history, c.tactical)
         masks = np.stack([_mask(state) for state in states])
-        return self.evaluate_planes(planes, masks)
+        return self.prepare_planes(planes, masks)
 
-    def evaluate_planes(
-        self, planes: np.ndarray, masks: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Priors and values from input planes ``(B, C, N, N)`` and legal masks ``(B, A)``."""
+    def prepare_planes(self, planes: np.ndarray, masks: np.ndarray) -> NetPending:
+        """Cache look-ups and symmetry draws of positions (planes ``(B, C, N, N)``).
+
+        The positions not in the cache (8 rows each with ``symmetry="average"``) become the
+        pending evaluation's ``inputs``: ``(planes, symmetries, legal masks)``, the
+        arguments of :attr:`shared`.
+        """
         count = planes.shape[0]
-        priors = np.empty((count, self.config.actions), dtype=np.float64)
-        values = np.empty(count, dtype=np.float64)
-        keys: list[bytes] = []
-        todo: list[int] = []
+        pending = NetPending(self, count)
         for i in range(count):
             key = b""
             if self.cache_size:
@@ -164,54 +209,108 @@ class NetEvaluator:
                 hit = self._cache.get(key)
                 if hit is not None:
                     self._cache.move_to_end(key)
-                    priors[i], values[i] = hit
+                    pending.priors[i], pending.values[i] = hit
                     self.hits += 1
-                    keys.append(key)
+                    pending.keys.append(key)
                     continue
-            keys.append(key)
-            todo.append(i)
-        if todo:
-            p, v = self._infer(planes[todo], masks[todo])
-            priors[todo], values[todo] = p, v
-            self.evaluations += len(todo)
-            if self.cache_size:
-                for j, i in enumerate(todo):
-                    self._cache[keys[i]] = (p[j], float(v[j]))
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        return priors, values
-
-    # ------------------------------------------------------------------ inference
-    def _infer(self, planes: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        size = self.config.size
-        count = planes.shape[0]
-        syms: np.ndarray
+            pending.keys.append(key)
+            pending.todo.append(i)
+        todo = pending.todo
+        if not todo:
+            return pending
+        if len(todo) < count:
+            planes, masks = planes[todo], masks[todo]
+        n = len(todo)
         if self.symmetry == "average":
-            syms = np.arange(SYMMETRIES, dtype=np.int64).repeat(count)
+            syms = np.arange(SYMMETRIES, dtype=np.int64).repeat(n)
             planes = np.tile(planes, (SYMMETRIES, 1, 1, 1))
-            masks_all = np.tile(masks, (SYMMETRIES, 1))
+            masks = np.tile(masks, (SYMMETRIES, 1))
         elif self.symmetry == "random":
-            syms = np.asarray(self._rng.integers(0, SYMMETRIES, size=(count,)))
-            masks_all = masks
+            syms = np.asarray(self._rng.integers(0, SYMMETRIES, size=(n,)), dtype=np.int64)
         else:
-            syms = np.zeros(count, dtype=np.int64)
-            masks_all = masks
+            syms = np.zeros(n, dtype=np.int64)
+        pending.inputs = (planes, syms, masks)
+        return pending
+
+
+class NetForward:
+    """One network on rows: ``(planes, symmetries, masks) -> (priors, values)``.
+
+    The part of an evaluation that :class:`agents.mcts.multi.SharedEvaluation` runs once for
+    the positions of many searches, on ``device`` (a GPU when the evaluator asks for one):
+    each row's planes are turned by its symmetry, the network runs on all rows at once, the
+    policy is turned back and soft-maxed over the row's legal moves. Every step but the
+    network is exact and row by row; the network's rounding can depend on the batch size
+    (``docs/decisions/019``).
+    """
+
+    def __init__(self, net: PolicyValueNet, device: torch.device) -> None:
+        self.net = net
+        self.device = device
+        self.size = net.config.size
+
+    def __call__(
+        self, planes: np.ndarray, syms: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors float64 (R, A), values float64 (R,))`` of the rows.
+
+        Args:
+            planes: ``(R, C, N, N)`` input planes, as the position is.
+            syms: ``int64 (R,)`` the symmetry (:mod:`agents.nets.symmetry`) of each row.
+            masks: ``bool (R, A)`` legal moves of each row.
+        """
+        groups = [(int(k), syms == k) for k in np.unique(syms)]
         x = np.empty(planes.shape, dtype=np.float32)
-        for k in np.unique(syms):
-            rows = syms == k
-            x[rows] = transform_planes(planes[rows], int(k))
+        for k, rows in groups:
+            x[rows] = transform_planes(planes[rows], k)
         with torch.inference_mode():
             logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
         logits = logits_t.float().cpu().numpy()
         values = values_t.double().cpu().numpy()
-        for k in np.unique(syms):
-            rows = syms == k
-            logits[rows] = inverse_policy(logits[rows], int(k), size)
-        priors = masked_softmax(logits, masks_all)
-        if self.symmetry == "average":
-            priors = priors.reshape(SYMMETRIES, count, -1).mean(axis=0)
-            values = values.reshape(SYMMETRIES, count).mean(axis=0)
-        return priors, values
+        for k, rows in groups:
+            logits[rows] = inverse_policy(logits[rows], k, self.size)
+        return masked_softmax(logits, masks), values
+
+
+_FORWARDS: weakref.WeakKeyDictionary[PolicyValueNet, NetForward] = weakref.WeakKeyDictionary()
+
+
+class NetPending:
+    """A batch of positions prepared by :meth:`NetEvaluator.prepare_planes`.
+
+    Attributes:
+        inputs: ``(planes, symmetries, masks)`` of the positions not in the cache (empty
+            when every position was), the arguments of :class:`NetForward`.
+        priors: ``float64 (B, A)``, filled for cache hits now and for the rest by
+            :meth:`finish`.
+        values: ``float64 (B,)``, likewise.
+    """
+
+    def __init__(self, evaluator: NetEvaluator, count: int) -> None:
+        self.evaluator = evaluator
+        self.priors = np.empty((count, evaluator.config.actions), dtype=np.float64)
+        self.values = np.empty(count, dtype=np.float64)
+        self.keys: list[bytes] = []
+        self.todo: list[int] = []
+        self.inputs: tuple[np.ndarray, ...] = ()
+
+    def finish(self, outputs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors, values)`` of every position, from the rows :class:`NetForward` gave."""
+        evaluator, todo = self.evaluator, self.todo
+        if todo:
+            p, v = outputs
+            if evaluator.symmetry == "average":
+                p = p.reshape(SYMMETRIES, len(todo), -1).mean(axis=0)
+                v = v.reshape(SYMMETRIES, len(todo)).mean(axis=0)
+            self.priors[todo], self.values[todo] = p, v
+            evaluator.evaluations += len(todo)
+            if evaluator.cache_size:
+                cache = evaluator._cache
+                for j, i in enumerate(todo):
+                    cache[self.keys[i]] = (p[j], float(v[j]))
+                while len(cache) > evaluator.cache_size:
+                    cache.popitem(last=False)
+        return self.priors, self.values
 
 
 def _mask(state: GoState) -> np.ndarray:
@@ -221,3 +320,23 @@ def _mask(state: GoState) -> np.ndarray:
         mask = np.zeros_like(mask)
         mask[-1] = True
     return mask
+
+
+def net_value_fn(
+    model: str | PathLike[str] = "", *, device: str = "cpu"
+) -> Callable[[Sequence[GoState]], np.ndarray]:
+    """Values of a checkpoint's network (``""``: the shipped model) for the player to move.
+
+    Each position is evaluated in its 8 board symmetries and the values averaged (AlphaGo
+    Zero's evaluation of final networks, Silver et al., Nature 2017): deterministic, as the
+    balanced opening books of :mod:`agents.matches.balanced` need.
+
+    Returns:
+        A function of ``B`` states giving their values, float ``(B,)`` in ``[-1, 1]``.
+    """
+    evaluator = NetEvaluator(model, symmetry="average", device=device, cache_size=0)
+
+    def values(states: Sequence[GoState]) -> np.ndarray:
+        return evaluator.evaluate_states(states)[1]
+
+    return values

@@ -1,5 +1,9 @@
 """The ``gomcts book`` command: write a balanced opening book (:mod:`agents.matches.balanced`).
 
+The book drawer takes any value function; this command gives it the network's
+(:func:`agents.nets.evaluator.net_value_fn`), which is why it lives with the networks: the
+arena package never imports them (``tests/test_import_layers.py``).
+
 The book is a text file of GTP vertices, one opening per line, read by
 ``gomcts arena --book FILE`` (:mod:`agents.matches.openings`). Its ``#`` header records every
 parameter, the network's SHA-256 and the acceptance statistics, so the book can be drawn
@@ -68,8 +72,10 @@ def register(subparsers: Any) -> None:
 
 def _cmd_book(args: argparse.Namespace) -> int:
     from agents.cli import rules_from_args
-    from agents.matches.balanced import draw_balanced_book, model_digest, net_value_fn, write_book
+    from agents.matches.balanced import draw_balanced_book, write_book
     from agents.matches.openings import load_book
+    from agents.nets.checkpoint import model_digest
+    from agents.nets.evaluator import net_value_fn
 
     rules = rules_from_args(args)
     low, high = args.moves
