@@ -160,6 +160,12 @@ def test_loadsgf_refuses_directories_and_files_over_the_limit(tmp_path: Path) ->
     )
 
 
+def test_loadsgf_of_a_directory_says_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="agents.gtp.engine"):
+        assert run(f"loadsgf {tmp_path}\n") == "? cannot load file\n\n"
+    assert f"{tmp_path} is not a regular file" in caplog.text
+
+
 def test_fd_lines_splits_lines_across_reads_and_replaces_bad_bytes() -> None:
     read, write = os.pipe()
     os.write(write, b"name\nver")

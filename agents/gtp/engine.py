@@ -117,12 +117,16 @@ def _load_limited(path: str) -> GameRecord:
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as handle:
+    try:  # checked before fdopen, which refuses a directory with a message naming the fd
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"{path} is not a regular file")
         if info.st_size > MAX_SGF_BYTES:
             raise ValueError(f"{path} has {info.st_size} bytes; at most {MAX_SGF_BYTES} are read")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_SGF_BYTES + 1)
     if len(data) > MAX_SGF_BYTES:
         raise ValueError(f"{path} grew past {MAX_SGF_BYTES} bytes while being read")
