@@ -28,6 +28,7 @@ docs/performance.md quotes its output.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -123,7 +124,8 @@ def ties(count: int, sims: int, width: int, device: str, seed: int) -> str:
             roots.append(state)
 
     def steps(i: int) -> Any:
-        search = Search(config.search_params(), config.make_evaluator(), seed=i)
+        mine = dataclasses.replace(config, seed=seed * 100_003 + i)  # seeded symmetry draws
+        search = Search(mine.search_params(), mine.make_evaluator(), seed=i)
         search.set_root(roots[i])
         inner = search.steps(sims=sims)
         try:
@@ -155,6 +157,12 @@ def main() -> int:
     parser.add_argument("--lone-games", type=int, default=2, help="K=1 games per process")
     parser.add_argument("--rounds", type=int, default=1, help="rounds of all arms")
     parser.add_argument("--device", default="cpu", help="net evaluator device (cpu, cuda, auto)")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        help="leaves per search request (virtual loss) in the K>1 arms; K=1 stays batch=1",
+    )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--json", type=Path, default=None, help="write the runs here")
     parser.add_argument(
@@ -169,8 +177,8 @@ def main() -> int:
     if args.only_ties:
         print(ties(args.ties or 64, args.sims, 16, args.device, args.seed))
         return 0
-    if min(args.ks) < 1 or args.workers < 1 or args.rounds < 1:
-        parser.error("--ks, --workers and --rounds must be >= 1")
+    if min(args.ks) < 1 or args.workers < 1 or args.rounds < 1 or args.batch < 1:
+        parser.error("--ks, --workers, --rounds and --batch must be >= 1")
     spec = AGENT.format(sims=args.sims, device=args.device)
     config = MatchConfig(
         agent_a=spec,
@@ -179,7 +187,14 @@ def main() -> int:
         seed=args.seed,
         rules=Rules(size=args.size, max_moves=args.max_moves),
     )
+    batched = dataclasses.replace(
+        config,
+        agent_a=config.agent_a.replace("batch=1", f"batch={args.batch}"),
+        agent_b=config.agent_b.replace("batch=1", f"batch={args.batch}"),
+    )
     print(f"A: {config.agent_a}\nB: {config.agent_b}")
+    if args.batch > 1:
+        print(f"K>1 arms: batch={args.batch} (virtual loss), K=1: batch=1")
     print(
         f"{args.workers} processes, {args.size}x{args.size}, move cap {args.max_moves}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start"
@@ -194,7 +209,8 @@ def main() -> int:
             order = arms[r % len(arms) :] + arms[: r % len(arms)]
             for k in order:
                 games = args.lone_games if k == 1 else k
-                run = _arm(pool, config, args.workers, k, games)
+                run = _arm(pool, config if k == 1 else batched, args.workers, k, games)
+                run["batch"] = 1 if k == 1 else args.batch
                 run["round"] = r
                 runs.append(run)
                 print(
@@ -241,10 +257,10 @@ def main() -> int:
             f"per CPU-s {statistics.median(per_cpu):.2f}x"
         )
     same = differ = 0
-    played: dict[int, list[list[int]]] = {}
-    for x in runs:
+    played: dict[tuple[int, int], list[list[int]]] = {}
+    for x in runs:  # games of the same batch setting only (virtual loss changes the search)
         for i, moves in x["moves_of"].items():
-            played.setdefault(i, []).append(moves)
+            played.setdefault((x["batch"], i), []).append(moves)
     for moves in played.values():
         if len(moves) > 1:
             if all(m == moves[0] for m in moves):

@@ -12,7 +12,7 @@ from optuna.distributions import FloatDistribution
 
 from tuning.noise import VARIANCE_ATTR, record_noise, trial_variance, winrate_variance
 from tuning.noisy_gp import NoisyGPSampler, posterior_at_trials, recommend
-from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler
+from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler, proposed_by_model
 from tuning.search_spaces import make_space
 from tuning.simulation import (
     SimulationConfig,
@@ -124,6 +124,7 @@ def test_the_sampler_runs_a_tiny_study_reproducibly() -> None:
     assert params[:4] == [t.params for t in uniform.trials[:4]]
     assert all(p != u.params for p, u in zip(params[4:], uniform.trials[4:], strict=True))
     assert all(0 <= p["x"] <= 1 and 0 <= p["y"] <= 1 for p in params)
+    assert [proposed_by_model(t) for t in study.trials] == [False] * 4 + [True] * 4
     assert [t.params for t in run(3).trials] == params  # same seed, same study
     assert [t.params for t in run(4).trials][4:] != params[4:]
     pick = recommend(study)

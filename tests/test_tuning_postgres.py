@@ -14,6 +14,7 @@ from optuna.trial import TrialState
 from postgres_support import PostgresServer, require_postgres, start_postgres
 
 from go_env.rules import Rules
+from tuning.samplers import proposed_by_model
 from tuning.search_spaces import make_space
 from tuning.study import StudyConfig, load_study
 
@@ -98,11 +99,7 @@ def test_two_workers_share_a_study_without_losing_or_duplicating_trials(
     assert len(complete) == len(trials) and 6 <= len(trials) <= 7
     assert [t.number for t in trials] == list(range(len(trials)))
     # start-up points are seeded by trial number: two workers never draw the same one
-    uniform = [
-        tuple(sorted(t.params.items()))
-        for t in trials
-        if "gp:relative_params:0" not in t.system_attrs
-    ]
+    uniform = [tuple(sorted(t.params.items())) for t in trials if not proposed_by_model(t)]
     assert len(set(uniform)) == len(uniform) >= 3
     pids = {t.user_attrs["worker"]["pid"] for t in trials}
     assert pids == {proc.pid for proc in procs}  # both workers ran trials
@@ -113,4 +110,4 @@ def test_two_workers_share_a_study_without_losing_or_duplicating_trials(
         assert sorted(indices) == list(range(t.user_attrs["games"]))
         assert t.value == t.user_attrs["points"] / t.user_attrs["games"]
     # once three trials had finished, the GP proposed the points (seeing both workers' trials)
-    assert sum("gp:relative_params:0" in t.system_attrs for t in trials) >= len(trials) - 5
+    assert sum(proposed_by_model(t) for t in trials) >= len(trials) - 5

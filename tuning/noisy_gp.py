@@ -53,6 +53,7 @@ from optuna.trial import FrozenTrial, TrialState
 from tuning.noise import trial_variance
 
 __all__ = [
+    "PROPOSED_KEY",
     "NoisyGPSampler",
     "Posterior",
     "Recommendation",
@@ -247,6 +248,10 @@ def recommend(study: optuna.Study, *, noise: NoiseOf = trial_variance) -> Recomm
     )
 
 
+PROPOSED_KEY = "noisy_gp:proposed"
+"""System attribute set to ``True`` on a trial whose point the GP proposed."""
+
+
 class NoisyGPSampler(BaseSampler):
     """Fixed-noise GP with noisy expected improvement (see the module docstring).
 
@@ -323,7 +328,10 @@ class NoisyGPSampler(BaseSampler):
             if t.number != trial.number and all(n in t.params for n in space)
         ]
         pending = np.stack([cube.to_cube(t.params) for t in running]) if running else None
-        return cube.from_cube(self._propose(x, y, yvar, pending, _seed(self.seed, trial.number)))
+        params = cube.from_cube(self._propose(x, y, yvar, pending, _seed(self.seed, trial.number)))
+        # mark the trial so that users (and other workers) can tell model points from start-up
+        study._storage.set_trial_system_attr(trial._trial_id, PROPOSED_KEY, True)
+        return params
 
     def _propose(
         self, x: np.ndarray, y: np.ndarray, yvar: np.ndarray, pending: np.ndarray | None, seed: int

@@ -23,7 +23,15 @@ from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, GPSampler, RandomSampler, TPESampler
 from optuna.trial import FrozenTrial
 
-__all__ = ["DEFAULT_SAMPLER", "SAMPLERS", "TrialSeededSampler", "make_sampler"]
+from tuning.noisy_gp import PROPOSED_KEY
+
+__all__ = [
+    "DEFAULT_SAMPLER",
+    "SAMPLERS",
+    "TrialSeededSampler",
+    "make_sampler",
+    "proposed_by_model",
+]
 
 SAMPLERS = ("botorch", "gp", "tpe", "random")
 """The names :func:`make_sampler` accepts."""
@@ -68,6 +76,16 @@ class TrialSeededSampler(BaseSampler):
         return RandomSampler(seed=seed).sample_independent(
             study, trial, param_name, param_distribution
         )
+
+
+def proposed_by_model(trial: FrozenTrial) -> bool:
+    """Whether a GP (``botorch`` or ``gp``) proposed ``trial``'s point, not a start-up draw.
+
+    Both samplers leave a system attribute on the trials they propose: ``noisy_gp:proposed``
+    (:data:`tuning.noisy_gp.PROPOSED_KEY`) and Optuna's ``gp:relative_params:0``.
+    """
+    attrs = trial.system_attrs
+    return bool(attrs.get(PROPOSED_KEY)) or "gp:relative_params:0" in attrs
 
 
 def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
