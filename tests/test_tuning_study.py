@@ -253,3 +253,25 @@ def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) ->
     assert isinstance(resume(gp.name, str(tmp_path / "gp" / "study.db")).sampler, GPSampler)
     with pytest.raises(StudyIdentityError, match="sampler: stored 'gp', now 'botorch'"):
         load_study(tiny(tmp_path / "gp", trials=1))
+
+
+def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path) -> None:
+    import shutil
+
+    from tuning.resume import load_objective, study_config
+    from tuning.resume import load_study as resume
+
+    config = tiny(tmp_path / "made", trials=3, sampler="random")
+    run_study(config, progress=None, outputs=False)
+    moved = tmp_path / "moved"
+    shutil.move(str(tmp_path / "made"), moved)  # the folder it was made in is gone
+    storage = str(moved / "study.db")
+    assert study_config(config.name, storage).out_dir == moved
+    study = resume(config.name, storage)
+    study.optimize(load_objective(study), n_trials=1)
+    assert not (tmp_path / "made").exists()
+    assert (moved / "games" / config.name / "trial-00003.jsonl").is_file()
+    # the stored folder wins while it exists
+    other = tiny(tmp_path / "out", trials=1, sampler="random", storage=str(tmp_path / "s.db"))
+    run_study(other, progress=None, outputs=False)
+    assert study_config(other.name, tmp_path / "s.db").out_dir == (tmp_path / "out").resolve()
