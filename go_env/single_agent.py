@@ -90,6 +90,13 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self._opponent_move: Callable[[GoState, dict[str, np.ndarray]], Any] = act
         elif callable(opponent):
             self._opponent_move = lambda state, observation: opponent(state)
+        elif isinstance(opponent, str):  # go_env knows no agents: the spec is for agents
+            raise ValueError(
+                f"opponent {opponent!r} looks like an agent spec: go_env takes a callable "
+                "(state) -> action or an object with act(state, observation) -> action; for an "
+                "agent spec use agents.gym_env.make_env(spec, ...) or gymnasium.make("
+                '"agents.gym_env:GoVsAgent-v0", opponent=spec, ...)'
+            )
         else:
             raise ValueError(
                 "opponent must be a callable (state) -> action or an object with "

@@ -115,6 +115,8 @@ def test_bad_arguments_and_an_opponent_that_plays_illegally() -> None:
         GoVsOpponentEnv(_passer, colour="red")
     with pytest.raises(ValueError, match="opponent must be a callable"):
         GoVsOpponentEnv(42)
+    with pytest.raises(ValueError, match=r"looks like an agent spec.*GoVsAgent-v0"):
+        gymnasium.make(ENV_ID, opponent="random", board_size=5)
     env = GoVsOpponentEnv(lambda state: 12, colour="black", board_size=5)
     env.reset(seed=0)
     with pytest.raises(RuntimeError, match="not a legal move"):

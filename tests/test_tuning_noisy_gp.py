@@ -10,6 +10,7 @@ import optuna
 import pytest
 from optuna.distributions import FloatDistribution
 
+from tuning import noisy_gp
 from tuning.noise import VARIANCE_ATTR, record_noise, trial_variance, winrate_variance
 from tuning.noisy_gp import NoisyGPSampler, posterior_at_trials, recommend
 from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler, proposed_by_model
@@ -146,6 +147,64 @@ def test_the_sampler_knows_pending_trials_and_minimisation() -> None:
     pick = recommend(study)
     post = posterior_at_trials([t for t in study.trials if t.state.is_finished()])
     assert pick is not None and pick.trial.number == post.trials[int(np.argmin(post.mean))].number
+
+
+def test_the_gp_is_told_each_trials_recorded_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    # trials of 2, 40 and 400 games: the GP must get each one's own variance, not one level
+    study = _fixed_study([(0.1, 1, 2), (0.4, 20, 40), (0.6, 250, 400), (0.9, 30, 40)])
+    seen: list[np.ndarray] = []
+    real_fit = noisy_gp._fit
+
+    def spy(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> object:
+        seen.append(np.array(yvar))
+        return real_fit(x, y, yvar)
+
+    monkeypatch.setattr(noisy_gp, "_fit", spy)
+    expected = [trial_variance(t) for t in study.trials]
+    assert expected[0] > 10 * expected[2]
+    posterior_at_trials(study.trials)
+    study.sampler = NoisyGPSampler(seed=0, n_startup_trials=2, num_restarts=2, raw_samples=32)
+    trial = study.ask(X)
+    assert noisy_gp.PROPOSED_KEY in study.trials[-1].system_attrs
+    assert 0 <= trial.params["x"] <= 1
+    assert len(seen) == 2
+    for yvar in seen:
+        assert yvar == pytest.approx(expected)
+    # a trial that recorded no noise is refused by name, not given a made-up one
+    bare = study.ask({"x": FloatDistribution(0.0, 1.0)})
+    study.tell(bare, 0.5)
+    with pytest.raises(ValueError, match=r"trial 5 has no noise"):
+        study.ask(X)
+
+
+def test_a_pending_trial_pushes_the_next_proposal_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=(8, 2))
+    p = 0.35 + 0.3 * np.exp(-((x[:, 0] - 0.7) ** 2 + (x[:, 1] - 0.3) ** 2) / 0.18)
+    y = rng.binomial(40, p) / 40
+    yvar = np.array([winrate_variance(40 * v, 40) for v in y])
+    sampler = NoisyGPSampler(seed=0, n_startup_trials=3, num_restarts=4, raw_samples=64)
+    alone = sampler._propose(x, y, yvar, None, 5)
+    assert sampler._propose(x, y, yvar, None, 5) == pytest.approx(alone)  # seeded
+    # the same seed and data, with a trial already running at that point: the acquisition
+    # (noisy EI over the joint posterior with the pending point) looks elsewhere
+    other = sampler._propose(x, y, yvar, alone[None, :], 5)
+    assert np.linalg.norm(other - alone) > 0.1
+    # and sample_relative hands the running trials of other workers over as pending points
+    study = _fixed_study([(float(v), 20, 40) for v in (0.1, 0.4, 0.6, 0.9)])
+    running = study.ask(X)
+    given: list[np.ndarray | None] = []
+
+    def record(
+        x: np.ndarray, y: np.ndarray, yvar: np.ndarray, pending: np.ndarray | None, seed: int
+    ) -> np.ndarray:
+        given.append(pending)
+        return x[0]
+
+    monkeypatch.setattr(sampler, "_propose", record)
+    study.sampler = sampler
+    study.ask(X)
+    assert given[0] is not None and given[0].tolist() == [[running.params["x"]]]
 
 
 def test_bad_sampler_settings_and_names() -> None:

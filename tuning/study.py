@@ -38,6 +38,7 @@ either way it is queued again. No finished game is played twice (see
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import multiprocessing
@@ -45,6 +46,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -494,8 +496,11 @@ def _all_local(study: optuna.Study) -> bool:
     return all(is_local(t.user_attrs.get("worker", {})) for t in running)
 
 
-def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = None) -> None:
+def _job(config: StudyConfig, index: int, lines: Any = None, parent: int | None = None) -> None:
     """A study worker process (``jobs > 1``): trials until the study has enough.
+
+    Its progress lines, prefixed by ``[job k]``, go to ``lines`` (a queue the parent reads and
+    hands to its own progress callable; ``None``: silent).
 
     It stops with its parent (:func:`agents.lifetime.die_with_parent`): the ``SIGTERM`` it then
     gets puts its running trial back in the queue, so a restarted study has one set of workers.
@@ -504,28 +509,44 @@ def _job(config: StudyConfig, index: int, verbose: bool, parent: int | None = No
     if parent is not None:
         die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
-    progress = (lambda line: print(f"[job {index}] {line}", flush=True)) if verbose else None
+    progress = (lambda line: lines.put(f"[job {index}] {line}")) if lines is not None else None
     try:
         optimize(config, progress=progress)
     except KeyboardInterrupt:
         sys.exit(130)
 
 
+def _forward_lines(lines: Any, progress: Progress) -> None:
+    """Hand the job processes' lines to ``progress`` until the ``None`` that ends them."""
+    while (line := lines.get()) is not None:
+        with contextlib.suppress(Exception):  # a failing writer must not stop the study
+            progress(line)
+
+
 def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
     """Run the study with ``config.jobs`` worker processes on this machine (or in-process).
 
-    With several jobs, each prints its progress lines to stdout, prefixed by ``[job k]``
-    (a callable cannot cross into a spawned process), unless ``progress`` is ``None``.
+    With several jobs, each sends its progress lines, prefixed by ``[job k]``, through a queue
+    to this process, where a thread hands them to ``progress`` (a callable cannot cross into a
+    spawned process): the lines reach the caller's writer, e.g. the bar of ``gomcts tune``
+    (``tqdm.write``), and never break a bar by printing on its line. ``None``: silent.
     """
     if config.jobs == 1:
         optimize(config, progress=progress)
         return
     load_study(config, progress)  # create it once, before the workers race to
     context = multiprocessing.get_context("spawn")
+    lines = context.SimpleQueue() if progress is not None else None
+    reader = None
+    if lines is not None and progress is not None:
+        reader = threading.Thread(
+            target=_forward_lines, args=(lines, progress), name="job-lines", daemon=True
+        )
+        reader.start()
     procs = [
         context.Process(
             target=_job,
-            args=(config, i, progress is not None, os.getpid()),
+            args=(config, i, lines, os.getpid()),
             name=f"gomcts-tune-job-{i}",
         )
         for i in range(config.jobs)
@@ -539,6 +560,10 @@ def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
         for proc in procs:  # they got the same SIGINT; let them queue their trials again
             proc.join(timeout=60)
         raise
+    finally:
+        if reader is not None and lines is not None:
+            lines.put(None)  # after every job's last line: the reader prints them all, then ends
+            reader.join(timeout=10)
     bad = [(i, p.exitcode) for i, p in enumerate(procs) if p.exitcode != 0]
     if bad:
         detail = ", ".join(f"job {i} exit code {code}" for i, code in bad)
