@@ -165,29 +165,18 @@ def test_its_evaluator_is_used_by_mcts_evaluator(plugin_path: Path) -> None:
 def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path) -> None:
     """``gomcts tune window_mean``: the space comes from the plugin, through its entry point."""
     pytest.importorskip("optuna")
-    from go_env.rules import Rules
+    from study_support import tiny_study
+
     from tuning.search_spaces import make_space, tunable_backups
-    from tuning.study import StudyConfig, load_study
+    from tuning.study import load_study
 
     assert "window_mean" in tunable_backups()
     space = make_space("window_mean")
     assert space.param_names == ["window"] and space.box is None
     with pytest.raises(ValueError, match="takes no bounds"):
         make_space("window_mean", bounds=(1.0, 3.0))
-    config = StudyConfig(
-        space=space,
-        agent="mcts:sims=8",
-        rules=Rules(size=5, komi=0.5),
-        games=2,
-        batch=2,
-        trials=3,
-        startup_trials=3,
-        sampler="random",
-        seed=5,
-        out=tmp_path,
-        verify_games=2,
-        verify_workers=1,
-        heartbeat_interval=None,
+    config = tiny_study(
+        tmp_path, space, games=2, trials=3, sampler="random", seed=5, verify_games=2
     )
     from tuning.study import run_study
 

@@ -83,13 +83,19 @@ def _rules(stored: dict[str, Any]) -> Rules:
 
 
 def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
-    if attrs.get(OUT_KEY):
-        return Path(attrs[OUT_KEY])
+    """The stored output folder; the storage file's folder when that one is gone.
+
+    A study copied or moved with its folder (a recorded study under ``docs/results/``, a
+    run copied to another machine) still names the absolute folder it was made in.
+    """
+    stored = Path(attrs[OUT_KEY]) if attrs.get(OUT_KEY) else None
+    if stored is not None and stored.is_dir():
+        return stored
     url = storage_url(str(storage), Path.cwd())
     for prefix in ("sqlite:///", "journal:"):
         if url.startswith(prefix):
             return Path(url.removeprefix(prefix)).parent
-    return Path("runs") / name
+    return stored if stored is not None else Path("runs") / name
 
 
 def _traps(stored: dict[str, Any], given: Any, name: str) -> TrapObjectiveConfig:
@@ -164,7 +170,8 @@ def study_config(
         storage: Its storage (a ``*.db`` / ``*.log`` file, ``sqlite:///``, ``journal:`` or
             ``postgresql://`` URL, as ``gomcts tune --storage`` takes).
         out: Output folder (games, best parameters, plots); default the one stored with the
-            study, else the folder of its storage file, else ``runs/<name>``.
+            study if it exists, else the folder of its storage file (a study copied or
+            moved with its folder), else the stored one, else ``runs/<name>``.
         changes: Settings that do not decide the trials (``trials``, ``jobs``,
             ``workers``, ``verify_games``, ``heartbeat_interval``...).
 
