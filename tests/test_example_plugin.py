@@ -14,6 +14,7 @@ import importlib
 import importlib.metadata
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -197,13 +198,13 @@ def test_gomcts_tune_takes_it_by_name(plugin_path: Path, tmp_path: Path) -> None
     """The command line finds the plugin's space through its entry point like a built-in's."""
     pytest.importorskip("optuna")
     out = tmp_path / "out"
-    args = (
+    args = shlex.split(
         "tune window_mean --size 5 --komi 0.5 --agent mcts:sims=8 --games 2 --batch 2 "
         "--trials 2 --startup-trials 3 --sampler random --verify-games 0 --no-outputs "
         "--no-progress"
-    ).split() + ["--out", str(out)]
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "agents.cli", *args],
+        [sys.executable, "-m", "agents.cli", *args, "--out", str(out)],
         env=plugin_env(plugin_path),
         capture_output=True,
         text=True,
