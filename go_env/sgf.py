@@ -8,6 +8,8 @@ The rules for what is read, what is written and what is tolerated are in ``docs/
 from __future__ import annotations
 
 import codecs
+import functools
+import gc
 import math
 import re
 from collections.abc import Mapping
@@ -102,6 +104,10 @@ _NODE_START = re.compile(r"\s*;")
 _TREE_START = re.compile(r"\(\s*;")
 _EMPTY_NODES = re.compile(r"(?:\s*;)*")
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+# The common node ';B[cd]' (one move, a plain value, nothing else in the node: the next
+# character opens another node or tree or closes one) is read by this one match; any other node
+# takes the general path. Most of a long game record is such nodes.
+_PLAIN_MOVE_NODE = re.compile(r";\s*([BW])\s*\[([a-z]{0,2})\]\s*(?=[;()])")
 
 
 @dataclass
@@ -207,6 +213,14 @@ def _main_line(text: str) -> list[_Node]:
                 raise SgfError("node ';' outside a game tree", pos)
             if stack[-1][1]:
                 raise SgfError("node ';' after the variations of a game tree", pos)
+            plain = _PLAIN_MOVE_NODE.match(text, pos)
+            if plain is not None:
+                ident = plain.group(1)
+                node = {ident: _Prop(ident, [plain.group(2)], plain.start(1))}
+                if stack[-1][0]:
+                    main.append(node)
+                pos = plain.end()
+                continue
             node = {}
             if stack[-1][0]:
                 main.append(node)
@@ -286,7 +300,20 @@ def _size(root: _Node) -> int:
     return int(raw)
 
 
+@functools.cache
+def _point_table(size: int) -> dict[str, int]:
+    """Every valid SGF point of a ``size`` board and its action (pass: ``""``, ``"tt"``)."""
+    table = {to_sgf(move, size): move for move in range(size * size)}
+    table[""] = size * size
+    if size <= 19:
+        table["tt"] = size * size
+    return table
+
+
 def _point(prop: _Prop, value: str, size: int, *, allow_pass: bool) -> int:
+    move = _point_table(size).get(value)
+    if move is not None and (allow_pass or move != size * size):
+        return move
     raw = value.strip()
     if raw and not raw.islower():
         raise SgfError(f"{prop.ident}[{raw}] is off a {size}x{size} board", prop.offset)
@@ -458,6 +485,18 @@ def parse_sgf(text: str) -> GameRecord:
         SgfError: When the text is not SGF, or a property value is invalid; the message names
             the property and the offset in ``text``.
     """
+    # The parse allocates a few containers per node and no reference cycles; the cyclic
+    # garbage collector's passes over the growing node list were half the time of a long record.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(text: str) -> GameRecord:
     nodes = _main_line(text.lstrip("\ufeff"))
     root: _Node = {i: _Prop(i, list(p.values), p.offset) for i, p in nodes[0].items()}
     # Nodes before the first move (setup or game information split over several nodes) are

@@ -4,6 +4,8 @@ Import the fixtures into a test module to use them::
 
     from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401
 
+and :func:`gnugo_board` to read GNU Go's position back (``COLOR_NAMES`` are GTP's color words).
+
 Without GNU Go such tests are skipped with the reason, except under ``CI=true``, where the
 missing program fails them: CI must never pass by skipping the evidence.
 """
@@ -15,11 +17,24 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.gtp import GtpProcess
+from go_env.coords import from_gtp
+from go_env.state import Color
 
-__all__ = ["find_gnugo", "gnugo_engine", "gnugo_path", "require_gnugo"]
+__all__ = [
+    "COLOR_NAMES",
+    "find_gnugo",
+    "gnugo_board",
+    "gnugo_engine",
+    "gnugo_path",
+    "require_gnugo",
+]
+
+COLOR_NAMES = {Color.BLACK: "black", Color.WHITE: "white"}
+"""GTP's word for each color."""
 
 # Debian and Ubuntu install GNU Go as /usr/games/gnugo, which is not on every user's PATH.
 _KNOWN_LOCATIONS = ("/usr/games/gnugo", "/usr/local/games/gnugo")
@@ -58,3 +73,12 @@ def gnugo_engine(gnugo_path: str) -> Iterator[GtpProcess]:
     """One GNU Go GTP engine for a test module (the caller sets the board size first)."""
     with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30.0) as engine:
         yield engine
+
+
+def gnugo_board(engine: GtpProcess, size: int) -> np.ndarray:
+    """GNU Go's current position as a ``(size, size)`` int8 board of :class:`Color` values."""
+    board = np.zeros(size * size, dtype=np.int8)
+    for color in (Color.BLACK, Color.WHITE):
+        for vertex in engine.send(f"list_stones {COLOR_NAMES[color]}").split():
+            board[from_gtp(vertex, size)] = color
+    return board.reshape(size, size)

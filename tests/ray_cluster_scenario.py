@@ -56,24 +56,16 @@ def match_config():
 
 def study_config(out: Path, ray: str | None, jobs: int = 2):
     """A tiny study: ``jobs`` tuning drivers on one storage, three trials of four games."""
-    from go_env.rules import Rules
-    from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from study_support import tiny_study
 
-    return StudyConfig(
-        space=make_space("monotone", d=2),
-        agent="mcts:sims=8",
-        rules=Rules(size=5, komi=0.5),
-        games=4,
-        batch=2,
+    return tiny_study(
+        out,
         trials=3,
         startup_trials=5,
-        seed=11,
-        out=out,
         jobs=jobs,
         workers=None if ray else 1,
         verify_games=0,
-        heartbeat_interval=None,
+        verify_workers=None,
         ray=ray,
     )
 

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from scripts_support import kill_after_lines
 
 from agents.base import Resignation
 from agents.matches.arena import ArenaError, MatchConfig, iter_games, run_match
@@ -394,16 +392,7 @@ def test_command_line_killed_mid_match_resumes_to_the_same_results(tmp_path: Pat
     ]
     results = tmp_path / "out" / "results.jsonl"
     cmd = [sys.executable, "-m", "agents.cli", *args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if results.exists() and len(results.read_bytes().splitlines()) >= 6:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-        time.sleep(0.005)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL, "the match ended before it could be killed"
-    killed_at = len(results.read_bytes().splitlines()) - 1
+    killed_at = kill_after_lines(cmd, results, 6, timeout=60) - 1
     assert 5 <= killed_at < 40
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 import numpy as np
 import pytest
-from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
+from gnugo_support import COLOR_NAMES as NAMES
+from gnugo_support import gnugo_board, gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
 
 from agents.gtp import GtpProcess
 from go_env.coords import from_gtp, to_gtp
@@ -27,15 +28,6 @@ pytestmark = pytest.mark.gnugo
 # (size, games, check every k moves): 42 games in all.
 PLAN = [(5, 14, 1), (7, 12, 2), (9, 10, 4), (13, 6, 8)]
 PASS_RATE = 0.04
-NAMES = {Color.BLACK: "black", Color.WHITE: "white"}
-
-
-def gnugo_board(engine: GtpProcess, size: int) -> np.ndarray:
-    board = np.zeros(size * size, dtype=np.int8)
-    for color in (Color.BLACK, Color.WHITE):
-        for vertex in engine.send(f"list_stones {NAMES[color]}").split():
-            board[from_gtp(vertex, size)] = color
-    return board.reshape(size, size)
 
 
 def reproduction(size: int, seed: int, state: GoState) -> str:

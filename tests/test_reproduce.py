@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from scripts_support import kill_after_lines
 
 from agents.cli import main
 from agents.matches.results import read_results
@@ -224,16 +222,7 @@ def test_the_plan_resumes_after_a_kill(tmp_path: Path) -> None:
     path = write_plan(tmp_path, body, sims=24, games=8)
     cmd = [sys.executable, "-m", "agents.cli", "reproduce", str(path), "--workers", "1"]
     results = tmp_path / "out" / "aa" / "results.jsonl"
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if results.exists() and len(results.read_bytes().splitlines()) >= 3:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-        time.sleep(0.005)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL, "the plan ended before it could be killed"
-    killed_at = len(results.read_bytes().splitlines()) - 1
+    killed_at = kill_after_lines(cmd, results, 3, timeout=120) - 1
     assert 2 <= killed_at < 8
     assert not (tmp_path / "out" / "second" / "results.jsonl").exists()
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from game_support import random_moves
-from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
+from gnugo_support import COLOR_NAMES as NAMES
+from gnugo_support import gnugo_board, gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
 
 from agents.gtp import GtpProcess
 from go_env.coords import from_gtp
@@ -19,16 +20,11 @@ from go_env.state import Color, GoState
 pytestmark = pytest.mark.gnugo
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sgf"
-NAMES = {Color.BLACK: "black", Color.WHITE: "white"}
 
 
 def gnugo_position(engine: GtpProcess, size: int) -> np.ndarray:
     assert int(engine.send("query_boardsize")) == size
-    board = np.zeros(size * size, dtype=np.int8)
-    for color in (Color.BLACK, Color.WHITE):
-        for vertex in engine.send(f"list_stones {NAMES[color]}").split():
-            board[from_gtp(vertex, size)] = color
-    return board.reshape(size, size)
+    return gnugo_board(engine, size)
 
 
 def assert_gnugo_loads(engine: GtpProcess, path: Path, state: GoState) -> None:

@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 
 from optuna.trial import TrialState
+from study_support import tiny_study
 
 from go_env.rules import Rules
 from tuning.objective import process_identity
@@ -124,18 +125,7 @@ def test_killed_and_stopped_workers_resume_without_losing_games(tmp_path: Path) 
 
 def one_trial_study(out: Path, space: str, **changes) -> StudyConfig:
     """A study of one small trial whose worker the tests below pretend has died."""
-    return StudyConfig(
-        space=make_space(space, d=2),
-        agent="mcts:sims=8",
-        rules=Rules(size=5, komi=0.5),
-        games=4,
-        batch=2,
-        trials=1,
-        startup_trials=3,
-        out=out,
-        verify_games=0,
-        **changes,
-    )
+    return tiny_study(out, space, trials=1, verify_games=0, **changes)
 
 
 def test_a_trial_without_heartbeat_is_retried(tmp_path: Path) -> None:

@@ -9,13 +9,12 @@ import optuna
 import pytest
 from optuna.samplers import GPSampler
 from optuna.trial import TrialState
+from study_support import tiny_study
 
 from agents.matches.results import ResultsFile
 from agents.plugins import PluginError
 from agents.registry import agent_config
-from go_env.rules import Rules
 from tuning.noisy_gp import posterior_at_trials
-from tuning.search_spaces import make_space
 from tuning.study import (
     StudyConfig,
     StudyIdentityError,
@@ -23,27 +22,6 @@ from tuning.study import (
     load_study,
     run_study,
 )
-
-RULES = Rules(size=5, komi=0.5)
-
-
-def tiny(out: Path, **changes) -> StudyConfig:
-    fields = dict(
-        space=make_space("monotone", d=2),
-        agent="mcts:sims=8",
-        rules=RULES,
-        games=4,
-        batch=2,
-        trials=5,
-        startup_trials=3,
-        seed=11,
-        out=out,
-        verify_games=4,
-        verify_workers=1,
-        heartbeat_interval=None,
-    )
-    fields.update(changes)
-    return StudyConfig(**fields)
 
 
 def results_file(config: StudyConfig, number: int) -> Path:
@@ -55,7 +33,7 @@ def games_in(path: Path) -> list[int]:
 
 
 def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
-    config = tiny(tmp_path, sampler="gp")
+    config = tiny_study(tmp_path, sampler="gp")
     lines: list[str] = []
     report = run_study(config, progress=lines.append)
     study = load_study(config)
@@ -98,13 +76,13 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     # the same command again: nothing to do; one more trial: exactly one more
     run_study(config, progress=None, outputs=False)
     assert len(load_study(config).trials) == 5
-    run_study(tiny(tmp_path, trials=6, sampler="gp"), progress=None, outputs=False)
+    run_study(tiny_study(tmp_path, trials=6, sampler="gp"), progress=None, outputs=False)
     again = load_study(config).trials
     assert len(again) == 6 and [t.value for t in again[:5]] == [t.value for t in trials]
 
 
 def test_clear_losers_are_completed_with_their_running_winrate(tmp_path: Path) -> None:
-    config = tiny(
+    config = tiny_study(
         tmp_path,
         agent="mcts:sims=2",
         baseline="mcts:sims=64",
@@ -144,10 +122,10 @@ def test_start_up_points_depend_on_seed_and_trial_number_only() -> None:
 
 
 def test_other_settings_under_the_same_name_are_refused(tmp_path: Path) -> None:
-    load_study(tiny(tmp_path))
+    load_study(tiny_study(tmp_path))
     with pytest.raises(StudyIdentityError, match=r"games: stored 4, now 6"):
-        load_study(tiny(tmp_path, games=6))
-    load_study(tiny(tmp_path, games=6, study_name="other"))  # a new name is a new study
+        load_study(tiny_study(tmp_path, games=6))
+    load_study(tiny_study(tmp_path, games=6, study_name="other"))  # a new name is a new study
 
 
 @pytest.mark.parametrize(
@@ -163,16 +141,16 @@ def test_other_settings_under_the_same_name_are_refused(tmp_path: Path) -> None:
 )
 def test_bad_study_settings(tmp_path: Path, changes: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        tiny(tmp_path, **changes)
+        tiny_study(tmp_path, **changes)
 
 
 def test_unknown_baseline_agent(tmp_path: Path) -> None:
     with pytest.raises(PluginError, match="unknown agent 'nosuchagent'"):
-        tiny(tmp_path, baseline="nosuchagent")
+        tiny_study(tmp_path, baseline="nosuchagent")
 
 
 def test_results_file_header_matches_the_trial_match(tmp_path: Path) -> None:
-    config = tiny(tmp_path)
+    config = tiny_study(tmp_path)
     objective = config.objective_config()
     params = {"g0": 0.0, "g1": 1.0, "g2": 2.0}
     match = objective.match(params, 3)
@@ -184,7 +162,7 @@ def test_results_file_header_matches_the_trial_match(tmp_path: Path) -> None:
 def test_jobs_run_trials_in_parallel_processes(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    config = tiny(tmp_path, jobs=2, trials=2, games=2, startup_trials=5, verify_games=0)
+    config = tiny_study(tmp_path, jobs=2, trials=2, games=2, startup_trials=5, verify_games=0)
     lines: list[str] = []
     run_study(config, progress=lines.append, outputs=False)
     trials = load_study(config).trials
@@ -206,7 +184,7 @@ def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) ->
     from tuning.resume import load_objective, study_config
     from tuning.resume import load_study as resume
 
-    config = tiny(tmp_path / "run", trials=4)
+    config = tiny_study(tmp_path / "run", trials=4)
     assert config.sampler == "botorch"  # the default
     report = run_study(config, progress=None, outputs=False)
     assert report is None
@@ -248,11 +226,11 @@ def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) ->
         resume(config.name, str(tmp_path / "missing.db"))
     with pytest.raises(ValueError, match="games cannot be changed"):
         study_config(config.name, storage, games=8)
-    gp = tiny(tmp_path / "gp", trials=1, sampler="gp", verify_games=0)
+    gp = tiny_study(tmp_path / "gp", trials=1, sampler="gp", verify_games=0)
     run_study(gp, progress=None, outputs=False)
     assert isinstance(resume(gp.name, str(tmp_path / "gp" / "study.db")).sampler, GPSampler)
     with pytest.raises(StudyIdentityError, match="sampler: stored 'gp', now 'botorch'"):
-        load_study(tiny(tmp_path / "gp", trials=1))
+        load_study(tiny_study(tmp_path / "gp", trials=1))
 
 
 def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path) -> None:
@@ -261,7 +239,7 @@ def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path)
     from tuning.resume import load_objective, study_config
     from tuning.resume import load_study as resume
 
-    config = tiny(tmp_path / "made", trials=3, sampler="random")
+    config = tiny_study(tmp_path / "made", trials=3, sampler="random")
     run_study(config, progress=None, outputs=False)
     moved = tmp_path / "moved"
     shutil.move(str(tmp_path / "made"), moved)  # the folder it was made in is gone
@@ -272,6 +250,6 @@ def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path)
     assert not (tmp_path / "made").exists()
     assert (moved / "games" / config.name / "trial-00003.jsonl").is_file()
     # the stored folder wins while it exists
-    other = tiny(tmp_path / "out", trials=1, sampler="random", storage=str(tmp_path / "s.db"))
+    other = tiny_study(tmp_path / "out", trials=1, sampler="random", storage=str(tmp_path / "s.db"))
     run_study(other, progress=None, outputs=False)
     assert study_config(other.name, tmp_path / "s.db").out_dir == (tmp_path / "out").resolve()

@@ -180,22 +180,11 @@ def test_a_sigterm_landing_in_a_finalizer_still_stops_the_worker() -> None:
 
 def test_optimize_runs_no_trial_after_a_stop_request(tmp_path: Path, no_stop_request: None) -> None:
     import optuna
+    from study_support import tiny_study
 
-    from go_env.rules import Rules
-    from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig, optimize
+    from tuning.study import optimize
 
-    config = StudyConfig(
-        space=make_space("monotone", d=2),
-        agent="mcts:sims=8",
-        rules=Rules(size=5, komi=0.5),
-        games=2,
-        batch=2,
-        trials=3,
-        startup_trials=3,
-        out=tmp_path,
-        heartbeat_interval=None,
-    )
+    config = tiny_study(tmp_path, games=2, trials=3)
     with pytest.raises(KeyboardInterrupt):
         interrupt_once(signal.SIGTERM, None)
     with pytest.raises(KeyboardInterrupt, match="stop requested"):

@@ -1,4 +1,4 @@
-"""Optuna studies that tune the Monotone or Softmax MCTS backup by arena winrate.
+"""Optuna studies that tune an MCTS backup's declared parameters by arena winrate.
 
 Python API (the ``gomcts tune`` command builds the same :class:`StudyConfig` and calls the
 same :func:`run_study`)::

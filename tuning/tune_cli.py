@@ -399,7 +399,8 @@ def register(subparsers: Any) -> None:
     """Add the ``tune`` subcommand (entry point of the group ``gomcts.commands``)."""
     parser = subparsers.add_parser(
         "tune",
-        help="tune the Monotone or Softmax backup with an Optuna study (arena winrate)",
+        help="tune a backup's declared parameters (monotone, softmax, a plugin's) with an Optuna "
+        "study (arena winrate)",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Documentation: docs/tuning.md",
