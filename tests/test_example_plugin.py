@@ -14,6 +14,7 @@ import importlib
 import importlib.metadata
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,31 @@ def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path)
     assert best["backup"] == "window_mean" and isinstance(best["params"]["window"], int)
     assert Path(report.profile_plot).stat().st_size > 10_000
     assert report.verification["games"] == 2
+
+
+def test_gomcts_tune_takes_it_by_name(plugin_path: Path, tmp_path: Path) -> None:
+    """The command line finds the plugin's space through its entry point like a built-in's."""
+    pytest.importorskip("optuna")
+    out = tmp_path / "out"
+    args = shlex.split(
+        "tune window_mean --size 5 --komi 0.5 --agent mcts:sims=8 --games 2 --batch 2 "
+        "--trials 2 --startup-trials 3 --sampler random --verify-games 0 --no-outputs "
+        "--no-progress"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.cli", *args, "--out", str(out)],
+        env=plugin_env(plugin_path),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "study" in done.stdout and "window_mean" in done.stdout
+    lines = [
+        json.loads(line)
+        for path in sorted(out.rglob("trial-*.jsonl"))
+        for line in path.read_text().splitlines()[:1]
+    ]
+    assert len(lines) == 2, done.stdout
+    assert all("window_mean:window=" in json.dumps(line) for line in lines)

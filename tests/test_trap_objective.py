@@ -100,6 +100,9 @@ def test_tune_command_runs_a_study_on_trap_trees(
     assert "verification on 8 fresh trap trees" in out and "| mean | 40 | 8 |" in out
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["trials"]["complete"] == 3
+    assert summary["best"]["unit"] == "trees"
+    assert f"its raw rate {summary['best']['winrate']:.3f} over 6 trees" in out
+    assert " games" not in out
     assert (tmp_path / "verify-traps" / "table.md").exists()
     assert (tmp_path / "best-softmax.json").exists()
     # the same study with other trees is refused

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -94,6 +95,9 @@ def test_the_recommendation_is_the_best_posterior_mean_not_the_luckiest_trial() 
     assert post.sd[5] < post.noise_sd[5] / 5  # its neighbours know more than its 2 games
     assert pick.noise_sd == pytest.approx(winrate_variance(curve[-1][1], 400) ** 0.5)
     assert "posterior mean" in pick.describe() and "400 games" in pick.describe()
+    tree_trial = study.trials[4]
+    tree_trial.user_attrs["unit"] = "trees"  # a trial of the trap-tree objective
+    assert dataclasses.replace(pick, trial=tree_trial).describe().endswith("over 400 trees")
 
 
 def _noisy_objective(seed: int):

@@ -1,4 +1,8 @@
-"""tuning: Optuna studies over agent parameters (arena matches are in :mod:`agents.matches`)."""
+"""tuning: Optuna studies over agent parameters, and the reproduction runner that drives them.
+
+Arena matches are in :mod:`agents.matches`; ``docs/decisions/012-package-layout.md`` says why
+the reproduction runner (:mod:`tuning.reproduce`) stands here.
+"""
 
 from agents._moved import install as _install_moved_modules
 

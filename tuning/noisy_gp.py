@@ -183,11 +183,14 @@ class Recommendation:
     noise_sd: float
 
     def describe(self) -> str:
-        """``"trial 7: posterior mean 0.541 (sd 0.021), raw 0.600 over 60 games"``."""
-        games = self.trial.user_attrs.get("games", "?")
+        """``"trial 7: posterior mean 0.541 (sd 0.021), raw 0.600 over 60 games"``.
+
+        A trial of the trap-tree objective counts trees (its user attribute ``unit``).
+        """
+        attrs = self.trial.user_attrs
         return (
             f"trial {self.trial.number}: posterior mean {self.mean:.3f} (sd {self.sd:.3f}), "
-            f"raw {self.value:.3f} over {games} games"
+            f"raw {self.value:.3f} over {attrs.get('games', '?')} {attrs.get('unit', 'games')}"
         )
 
 

@@ -294,7 +294,9 @@ def describe_best(study: optuna.Study) -> str:
             -t.number,
         ),
     )
-    return f"best {best.value:.3f} (trial {best.number}, {best.user_attrs.get('games', '?')} games)"
+    attrs = best.user_attrs  # a trial of the trap-tree objective counts trees ("unit")
+    count = f"{attrs.get('games', '?')} {attrs.get('unit', 'games')}"
+    return f"best {best.value:.3f} (trial {best.number}, {count})"
 
 
 class Objective:

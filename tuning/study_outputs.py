@@ -388,16 +388,20 @@ class StudyReport:
             return "\n".join(lines)
         b = self.best
         params = ", ".join(f"{k}={v:.4g}" for k, v in b["params"].items())
+        # a trial of the trap-tree objective is a winning-move rate over trees
+        unit = b.get("unit", "games")
+        rate = "winrate" if unit == "games" else "rate"
         lines.append(
             f"recommended trial {b['number']} (best GP posterior mean): posterior mean "
-            f"{b['posterior_mean']:.3f} (sd {b['posterior_sd']:.3f}); its raw winrate "
-            f"{b['winrate']:.3f} over {b['games']} games [{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]"
+            f"{b['posterior_mean']:.3f} (sd {b['posterior_sd']:.3f}); its raw {rate} "
+            f"{b['winrate']:.3f} over {b['games']} {unit} "
+            f"[{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]"
         )
         raw = self.best_raw
         if raw is not None and raw["number"] != b["number"]:
             lines.append(
-                f"best raw winrate: trial {raw['number']}, {raw['winrate']:.3f} over "
-                f"{raw['games']} games (posterior mean {raw['posterior_mean']:.3f}; selected "
+                f"best raw {rate}: trial {raw['number']}, {raw['winrate']:.3f} over "
+                f"{raw['games']} {unit} (posterior mean {raw['posterior_mean']:.3f}; selected "
                 "among noisy trials: biased up)"
             )
         lines += [
@@ -452,6 +456,7 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
             "number": best.number,
             "winrate": best.value,
             "games": best.user_attrs.get("games"),
+            "unit": best.user_attrs.get("unit", "games"),
             "ci95": [best.user_attrs.get("ci_low"), best.user_attrs.get("ci_high")],
             "posterior_mean": pick.mean,
             "posterior_sd": pick.sd,
@@ -463,6 +468,7 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
             "number": raw.number,
             "winrate": raw.value,
             "games": raw.user_attrs.get("games"),
+            "unit": raw.user_attrs.get("unit", "games"),
             "posterior_mean": float(post.mean[at[raw.number]]),
             "posterior_sd": float(post.sd[at[raw.number]]),
         }
