@@ -144,6 +144,22 @@ def test_match_config_validation() -> None:
         MatchConfig(agent_a="random", agent_b="random", book=((40, 40),))
     with pytest.raises(ValueError, match="has no parameter 'sims'"):
         MatchConfig(agent_a="random:sims=3", agent_b="random")
+    for seed in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="seed must be an int >= 0"):
+            MatchConfig(agent_a="random", agent_b="random", seed=seed)  # type: ignore[arg-type]
+    assert MatchConfig(agent_a="random", agent_b="random", seed=10**30).seed == 10**30
+
+
+def test_a_negative_match_seed_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It passed and failed in game 0 with numpy's "expected non-negative integer".
+    from agents.cli import main
+
+    code = main(["arena", "random", "random", "--seed", "-1", "--out", str(tmp_path / "a")])
+    assert code == 2
+    assert "seed must be an int >= 0, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "results.jsonl").exists()
 
 
 # ------------------------------------------------------------------- the match

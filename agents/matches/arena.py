@@ -126,7 +126,7 @@ class MatchConfig:
         referee: ``"auto"``, ``"none"`` or a GTP engine command line (see the module doc).
 
     Raises:
-        ValueError: For a non-positive number of games, a negative opening length, an
+        ValueError: For a non-positive number of games, a negative seed or opening length, an
             opening that is illegal under ``rules``, or a malformed agent spec.
     """
 
@@ -142,6 +142,9 @@ class MatchConfig:
     def __post_init__(self) -> None:
         if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
             raise ValueError(f"games must be a positive int, got {self.games!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            # numpy's SeedSequence takes non-negative ints only: refused here, not in game 0
+            raise ValueError(f"seed must be an int >= 0, got {self.seed!r}")
         if self.opening_moves < 0:
             raise ValueError(f"opening_moves must be >= 0, got {self.opening_moves}")
         if not self.referee.strip():
