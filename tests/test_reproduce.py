@@ -6,6 +6,7 @@ import json
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from scripts_support import kill_after_lines
 
 from agents.cli import main
 from agents.matches.results import read_results
+from agents.mcts.backups import BACKUPS
+from agents.mcts.backups.softmax import SoftmaxBackup
 from tuning.plan import PlanError, load_plan
 from tuning.repro_table import BEGIN, END
 from tuning.reproduce import (
@@ -192,6 +195,25 @@ def test_malformed_plans_are_refused_with_the_row_named(
     path = write_plan(tmp_path, body)
     with pytest.raises(PlanError, match=message):
         load_plan(path)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RenamedSoftmax(SoftmaxBackup):
+    """Softmax MCTS under another name: a plugin's backup that declares a tunable space."""
+
+
+def test_a_study_row_takes_any_backup_with_a_tunable_space(tmp_path: Path) -> None:
+    BACKUPS.register("renamed_softmax", RenamedSoftmax)
+    try:
+        body = STUDY.replace('"softmax', '"renamed_softmax')
+        plan = load_plan(write_plan(tmp_path, body))
+        assert plan.row("bo").space == "renamed_softmax"  # type: ignore[union-attr]
+    finally:
+        BACKUPS.unregister("renamed_softmax")
+    with pytest.raises(PlanError, match=r"declares tunable parameters \(.*softmax.*got 'coulom"):
+        load_plan(write_plan(tmp_path, STUDY.replace('"softmax:@study', '"coulom:@study')))
+    with pytest.raises(PlanError, match=r"space must be .*coulom"):
+        load_plan(write_plan(tmp_path, STUDY.replace('space = "softmax"', 'space = "coulom"')))
 
 
 def test_bad_openings_and_agent_templates_are_refused(tmp_path: Path) -> None:

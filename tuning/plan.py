@@ -320,16 +320,30 @@ def _check_backup(backup: str, where: str) -> None:
     from agents.mcts.backups.factory import make_backup
 
     if "@study:" in backup:
+        from tuning.search_spaces import tunable_backups
+
         name = backup.split(":", 1)[0]
-        if name not in ("softmax", "monotone"):
+        tunable = tunable_backups()
+        if name not in tunable:
             raise PlanError(
-                f"{where}: only softmax and monotone take a study's parameters, got {backup!r}"
+                f"{where}: only a backup that declares tunable parameters "
+                f"({', '.join(tunable)}) takes a study's parameters, got {backup!r}"
             )
         return
     try:
         make_backup(backup)
     except (ValueError, TypeError, KeyError) as exc:
         raise PlanError(f"{where}: bad backup spec {backup!r}: {exc}") from None
+
+
+def _check_space(space: str, d: int, bounds: tuple[float, float] | None, where: str) -> None:
+    """A study row's space: any backup that declares tunable parameters, as ``gomcts tune``."""
+    from tuning.search_spaces import make_space
+
+    try:
+        make_space(space, d=d, bounds=bounds)
+    except ValueError as exc:
+        raise PlanError(f"{where}: space must be a backup with a tunable space: {exc}") from None
 
 
 def _rules(setting: Setting, komi: float) -> Rules:
@@ -467,13 +481,13 @@ def _study_row(raw: Mapping[str, Any], setting: Setting, where: str) -> StudyRow
         if key not in raw:
             raise PlanError(f"{where}: '{key}' is required")
     space = str(raw["space"])
-    if space not in ("softmax", "monotone"):
-        raise PlanError(f"{where}: space must be 'softmax' or 'monotone', got {space!r}")
     bounds = raw.get("bounds")
     if bounds is not None:
         if not (isinstance(bounds, list) and len(bounds) == 2):
             raise PlanError(f"{where}: bounds must be [LOW, HIGH], got {bounds!r}")
         bounds = (float(bounds[0]), float(bounds[1]))
+    d = _positive_int(raw, "d", where) if "d" in raw else 3
+    _check_space(space, d, bounds, where)
     sims = _positive_int(raw, "sims", where) if "sims" in raw else setting.sims
     games = _positive_int(raw, "games", where, even=True)
     row = StudyRow(
@@ -481,7 +495,7 @@ def _study_row(raw: Mapping[str, Any], setting: Setting, where: str) -> StudyRow
         table=str(raw.get("table", "BO")),
         label=str(raw.get("label", raw["id"])),
         space=space,
-        d=_positive_int(raw, "d", where) if "d" in raw else 3,
+        d=d,
         bounds=bounds,
         trials=_positive_int(raw, "trials", where),
         startup_trials=(
