@@ -15,7 +15,7 @@ import pytest
 from scripts_support import kill_after_lines
 
 from agents.base import Resignation
-from agents.matches.arena import ArenaError, MatchConfig, iter_games, run_match
+from agents.matches.arena import MAX_GAMES, ArenaError, MatchConfig, iter_games, run_match
 from agents.matches.openings import load_book, random_opening
 from agents.matches.plots import plot_running_score, running_score, running_score_figure, wrap_title
 from agents.matches.results import ResultsError, ResultsFile
@@ -138,12 +138,71 @@ def test_opening_books_from_text_and_sgf(tmp_path: Path) -> None:
 
 
 def test_match_config_validation() -> None:
-    with pytest.raises(ValueError, match="games must be a positive int"):
-        MatchConfig(agent_a="random", agent_b="random", games=0)
+    for games in (0, MAX_GAMES + 1, 10**23, True):
+        with pytest.raises(ValueError, match=rf"games must be an int in \[1, {MAX_GAMES}\]"):
+            MatchConfig(agent_a="random", agent_b="random", games=games)
+    assert MatchConfig(agent_a="random", agent_b="random", games=MAX_GAMES).games == MAX_GAMES
     with pytest.raises(ValueError, match="book opening 0"):
         MatchConfig(agent_a="random", agent_b="random", book=((40, 40),))
     with pytest.raises(ValueError, match="has no parameter 'sims'"):
         MatchConfig(agent_a="random:sims=3", agent_b="random")
+    for seed in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="seed must be an int >= 0"):
+            MatchConfig(agent_a="random", agent_b="random", seed=seed)  # type: ignore[arg-type]
+    assert MatchConfig(agent_a="random", agent_b="random", seed=10**30).seed == 10**30
+
+
+def test_a_worker_pool_is_handed_a_few_games_ahead_not_the_whole_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every game was submitted at the start: a match of a million games held over 1.5 GB of
+    # futures after 30 s and had not played one.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agents.matches import arena
+
+    lock = threading.Lock()
+    counts = {"out": 0, "most": 0}
+
+    class CountingPool(ThreadPoolExecutor):
+        def __init__(self, workers: int, **_: Any) -> None:
+            super().__init__(workers)
+
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            config, index = args
+
+            def game() -> Any:
+                return arena.play_match_game(config, index, arena._Players())
+
+            with lock:
+                counts["out"] += 1
+                counts["most"] = max(counts["most"], counts["out"])
+            future = super().submit(game)
+            future.add_done_callback(lambda _: _done())
+            return future
+
+    def _done() -> None:
+        with lock:
+            counts["out"] -= 1
+
+    monkeypatch.setattr(arena, "ProcessPoolExecutor", CountingPool)
+    config = MatchConfig(agent_a="random", agent_b="random", games=30, rules=Rules(size=5))
+    games = list(iter_games(config, workers=2))
+    assert [g.index for g in games] == list(range(30))
+    assert 2 <= counts["most"] <= 4  # two games ahead per worker
+
+
+def test_a_negative_match_seed_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It passed and failed in game 0 with numpy's "expected non-negative integer".
+    from agents.cli import main
+
+    code = main(["arena", "random", "random", "--seed", "-1", "--out", str(tmp_path / "a")])
+    assert code == 2
+    assert "seed must be an int >= 0, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "results.jsonl").exists()
 
 
 # ------------------------------------------------------------------- the match

@@ -253,3 +253,32 @@ def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path)
     other = tiny_study(tmp_path / "out", trials=1, sampler="random", storage=str(tmp_path / "s.db"))
     run_study(other, progress=None, outputs=False)
     assert study_config(other.name, tmp_path / "s.db").out_dir == (tmp_path / "out").resolve()
+
+
+def test_an_interrupted_trial_is_not_reported_by_optuna_but_other_failures_are(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from tuning.study import quiet_interrupts
+
+    quiet_interrupts()
+    quiet_interrupts()  # once is enough: no second filter
+    assert len(logging.getLogger("optuna.study._optimize").filters) == 1
+    study = optuna.create_study()
+
+    def interrupted(trial: optuna.Trial) -> float:
+        raise KeyboardInterrupt("signal 15")
+
+    def broken(trial: optuna.Trial) -> float:
+        raise ValueError("a real failure")
+
+    with caplog.at_level(logging.WARNING, logger="optuna"):
+        with pytest.raises(KeyboardInterrupt):
+            study.optimize(interrupted, n_trials=1)
+        assert [r for r in caplog.records if r.name == "optuna.study._optimize"] == []
+        with pytest.raises(ValueError):
+            study.optimize(broken, n_trials=1)
+    messages = [r.getMessage() for r in caplog.records if r.name == "optuna.study._optimize"]
+    assert len(messages) == 2 and "Trial 1 failed with parameters" in messages[0]
+    assert "a real failure" in messages[0] and messages[1] == "Trial 1 failed with value None."

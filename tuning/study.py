@@ -40,9 +40,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import math
 import multiprocessing
 import os
+import re
 import signal
 import socket
 import sys
@@ -87,6 +89,7 @@ __all__ = [
     "TrialSeededSampler",
     "load_study",
     "optimize",
+    "quiet_interrupts",
     "recover_dead_trials",
     "run_study",
 ]
@@ -496,6 +499,45 @@ def _all_local(study: optuna.Study) -> bool:
     return all(is_local(t.user_attrs.get("worker", {})) for t in running)
 
 
+class _QuietInterrupts(logging.Filter):
+    """Drops Optuna's report of a trial stopped by Ctrl-C or ``SIGTERM``.
+
+    Optuna logs such a trial as failed, with the ``KeyboardInterrupt``'s traceback and then
+    ``failed with value None``; the study queues the trial again and a progress line says so,
+    so the report is noise. Any other failure is still logged.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._interrupted: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        match = re.match(r"Trial (\d+) failed", message)
+        if match is None:
+            return True
+        if record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt):
+            self._interrupted.add(match.group(1))
+            return False
+        return not (
+            match.group(1) in self._interrupted and message.endswith("failed with value None.")
+        )
+
+
+#: The logger of Optuna's optimisation loop, which reports failed trials.
+_OPTIMIZE_LOGGER = "optuna.study._optimize"
+
+
+def quiet_interrupts() -> None:
+    """Keep Optuna from reporting interrupted trials (:class:`_QuietInterrupts`).
+
+    The filter sits on the logger of Optuna's optimisation loop, so no handler prints them.
+    """
+    logger = logging.getLogger(_OPTIMIZE_LOGGER)
+    if not any(isinstance(f, _QuietInterrupts) for f in logger.filters):
+        logger.addFilter(_QuietInterrupts())
+
+
 def _job(config: StudyConfig, index: int, lines: Any = None, parent: int | None = None) -> None:
     """A study worker process (``jobs > 1``): trials until the study has enough.
 
@@ -509,6 +551,7 @@ def _job(config: StudyConfig, index: int, lines: Any = None, parent: int | None 
     if parent is not None:
         die_with_parent(parent)
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    quiet_interrupts()
     progress = (lambda line: lines.put(f"[job {index}] {line}")) if lines is not None else None
     try:
         optimize(config, progress=progress)

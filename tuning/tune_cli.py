@@ -325,6 +325,9 @@ def run(args: argparse.Namespace) -> int:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    from tuning.study import quiet_interrupts
+
+    quiet_interrupts()  # an interrupted trial is queued again; no traceback for it
     bar = None
     if not args.quiet and not args.no_progress:
         from tuning.trial_bar import TrialBar

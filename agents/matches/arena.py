@@ -93,6 +93,7 @@ from go_env.sgf import record_from_state, save_sgf
 from go_env.state import Color, GoState
 
 __all__ = [
+    "MAX_GAMES",
     "ArenaError",
     "MatchConfig",
     "MatchResult",
@@ -104,6 +105,14 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+MAX_GAMES = 1_000_000
+"""The most games a match may have (a bound like the agents' ``sims``: a larger number would
+only hold the memory of its game list and never finish)."""
+
+#: Games handed to a worker pool ahead of the games it is playing, per worker: the pool gets
+#: new games as games end, so a long match holds a few futures, not one per game.
+_AHEAD_PER_WORKER = 2
 
 
 class ArenaError(RuntimeError):
@@ -117,7 +126,8 @@ class MatchConfig:
     Args:
         agent_a: Spec of agent A (the candidate), e.g. ``"mcts:sims=400"``.
         agent_b: Spec of agent B (the baseline).
-        games: Number of games (an odd number leaves the last pair incomplete).
+        games: Number of games, 1 to :data:`MAX_GAMES` (an odd number leaves the last pair
+            incomplete).
         rules: Rules of every game.
         seed: The match seed.
         opening_moves: Length of the random openings (0: games start from the empty board).
@@ -126,7 +136,7 @@ class MatchConfig:
         referee: ``"auto"``, ``"none"`` or a GTP engine command line (see the module doc).
 
     Raises:
-        ValueError: For a non-positive number of games, a negative opening length, an
+        ValueError: For a number of games out of range, a negative seed or opening length, an
             opening that is illegal under ``rules``, or a malformed agent spec.
     """
 
@@ -140,8 +150,15 @@ class MatchConfig:
     referee: str = "auto"
 
     def __post_init__(self) -> None:
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
-            raise ValueError(f"games must be a positive int, got {self.games!r}")
+        if (
+            isinstance(self.games, bool)
+            or not isinstance(self.games, int)
+            or not 1 <= self.games <= MAX_GAMES
+        ):
+            raise ValueError(f"games must be an int in [1, {MAX_GAMES}], got {self.games!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            # numpy's SeedSequence takes non-negative ints only: refused here, not in game 0
+            raise ValueError(f"seed must be an int >= 0, got {self.seed!r}")
         if self.opening_moves < 0:
             raise ValueError(f"opening_moves must be >= 0, got {self.opening_moves}")
         if not self.referee.strip():
@@ -584,14 +601,24 @@ def iter_games(
             initargs=(os.getpid(),),
         )
     with pool:
-        running: dict[Future[GameOutcome], int] = {
-            pool.submit(_worker_game, config, i): i for i in todo
-        }
+        running: dict[Future[GameOutcome], int] = {}
+        waiting = iter(todo)
+        ahead = _AHEAD_PER_WORKER * workers
+
+        def hand_out() -> None:  # keep the pool busy, a few games ahead, not all of them
+            while len(running) < ahead:
+                index = next(waiting, None)
+                if index is None:
+                    return
+                running[pool.submit(_worker_game, config, index)] = index
+
         try:
+            hand_out()
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=running.__getitem__):
                     record(_outcome(future, running.pop(future)))
+                hand_out()
                 yield from in_order()
         finally:
             for future in running:
