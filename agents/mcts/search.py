@@ -62,12 +62,12 @@ import numpy as np
 
 from agents.mcts.backups import bind_backup
 from agents.mcts.evaluators import Evaluator, LeafBatch, RolloutEvaluator
-from agents.mcts.kernels import EXPANDED, TERMINAL, Board, Scratch, descend
+from agents.mcts.kernels import EXPANDED, TERMINAL, Board, Scratch, descend_packed
 from agents.mcts.params import SearchParams
 from agents.mcts.reuse import compact_subtree, follow, same_position
 from agents.mcts.selection import dirichlet_noise
 from agents.mcts.stats import SearchStats
-from agents.mcts.tree import Tree
+from agents.mcts.tree import Tree, TreeArrays
 from agents.mcts.virtual_loss import VirtualLoss
 from go_env.kernels import play, seed_rng
 from go_env.state import GoState
@@ -141,6 +141,8 @@ class Search:
         self.tree: Tree | None = None
         self._root: GoState | None = None
         self._clean_priors: np.ndarray | None = None
+        self._tree_arrays: TreeArrays | None = None  # the arrays _tree_packed holds
+        self._tree_packed: tuple[np.ndarray, ...] = ()
 
     @property
     def config(self) -> Any:
@@ -226,6 +228,9 @@ class Search:
             out=np.zeros(1, dtype=np.float64),
             rng=self._rng,
         )
+        # The kernel takes them as plain tuples (descend_packed: faster to dispatch).
+        self._board_packed = tuple(self._board)
+        self._scratch_packed = tuple(self._scratch_state)
         self._vector = np.empty((1, length), dtype=np.int64)
         self._path = np.zeros(depth, dtype=np.int64)
         self._path_moves = np.zeros((1, depth), dtype=np.int64)
@@ -338,15 +343,19 @@ class Search:
         need = tree.size + self._points + 1
         if need > tree.capacity and need <= max_nodes:
             tree.reserve(self._points + 1)
-        depth, size, status = descend(
-            tree.arrays,
+        arrays = tree.arrays
+        if arrays is not self._tree_arrays:  # a new tree, or the tree grew
+            self._tree_arrays = arrays
+            self._tree_packed = tuple(arrays)
+        depth, size, status = descend_packed(
+            self._tree_packed,
             tree.size,
             min(tree.capacity, max_nodes),
-            self._board,
+            self._board_packed,
             vector,
             path,
             moves,
-            self._scratch_state,
+            self._scratch_packed,
             self._iparams,
             self._fparams,
         )
