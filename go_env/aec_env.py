@@ -18,6 +18,7 @@ PettingZoo's global state (:meth:`GoEnv.global_state`, in :attr:`GoEnv.state_spa
 
 from __future__ import annotations
 
+import copy
 import operator
 import warnings
 from typing import Any, NoReturn
@@ -590,14 +591,27 @@ class StateAccess:
         """The global state (:meth:`GoEnv.global_state`)."""
         return self._env.global_state()
 
-    def __getattr__(self, name: str) -> Any:
+    def _game(self) -> GoState:
         warnings.warn(
             "env.state as the GoState is deprecated and goes in the next release: use "
             "env.unwrapped.game_state (env.state() is PettingZoo's global state)",
             DeprecationWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-        return getattr(self._env.game_state, name)
+        return self._env.game_state
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game(), name)
+
+    # What the old name did as the GoState itself: print it, copy it (a copy is the GoState's).
+    def __str__(self) -> str:
+        return str(self._game())
+
+    def __copy__(self) -> GoState:
+        return copy.copy(self._game())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GoState:
+        return copy.deepcopy(self._game(), memo)
 
     def __repr__(self) -> str:
         return f"<state of {self._env}: call it for the global state; .game_state is the game>"

@@ -746,3 +746,27 @@ def test_env_state_as_the_gostate_still_works_with_a_deprecation_warning() -> No
     assert clone.move_number == 1
     with pytest.warns(DeprecationWarning):
         assert game.state.to_play == Color.WHITE
+
+
+def test_env_state_as_the_gostate_prints_and_copies_as_the_gostate() -> None:
+    import copy
+    import warnings
+
+    game = env(board_size=5)
+    game.reset(seed=0)
+    game.step(12)
+    live = game.unwrapped.game_state
+    with pytest.warns(DeprecationWarning, match="use env.unwrapped.game_state"):
+        assert str(game.unwrapped.state) == str(live)
+    with pytest.warns(DeprecationWarning):
+        deep = copy.deepcopy(game.unwrapped.state)
+    with pytest.warns(DeprecationWarning):
+        shallow = copy.copy(game.unwrapped.state)
+    for copied in (deep, shallow):
+        assert type(copied) is type(live) and copied is not live
+        assert copied.move_number == 1 and copied.to_play == Color.WHITE
+    deep.play(0)
+    assert live.move_number == 1  # the copy is the game's own, not the live state
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the environment itself copies without the old name
+        copy.deepcopy(game.unwrapped)
