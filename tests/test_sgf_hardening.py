@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from go_env.sgf import SgfError, load_sgf, parse_sgf, parse_sgf_bytes, state_from_record
+from go_env.sgf import GameRecord, SgfError, load_sgf, parse_sgf, parse_sgf_bytes, state_from_record
 from go_env.state import Color
 
 
@@ -49,17 +49,26 @@ def test_setup_rectangles_read_in_linear_time() -> None:
     assert records[0].setup_black == list(range(625))
 
 
-def test_a_1_mb_record_of_moves_reads_in_well_under_a_second() -> None:
-    # 1 MB of ';B[cd]' nodes (166,000 moves) took 1.1 s of CPU before the plain-move path and
-    # the pause of the cyclic collector, 0.39 s after (on a loaded 2-core machine).
-    text = "(;SZ[19]" + ";B[aa];W[bb]" * 83_000 + ")"
-    assert len(text) > 990_000
-    records: list = []
-    started = time.process_time()  # CPU time: the other work of a busy machine does not count
-    records.append(parse_sgf(text))
-    assert time.process_time() - started < 1.0
-    assert len(records[0].moves) == 166_000
-    assert records[0].moves[:2] == [(Color.BLACK, 0), (Color.WHITE, 20)]
+def test_a_1_mb_record_of_moves_reads_in_linear_time() -> None:
+    # 1 MB of ';B[cd]' nodes (166,000 moves): 1.1 s of CPU before the plain-move path and the
+    # pause of the cyclic collector, 0.39 s after on a loaded 2-core machine (docs/sgf.md).
+    # The test does not time the machine: it checks that ten times the moves cost about ten
+    # times the CPU (a quadratic reader costs a hundred), with a loose bound for a busy one.
+    def cpu_seconds(pairs: int) -> tuple[float, GameRecord]:
+        text = "(;SZ[19]" + ";B[aa];W[bb]" * pairs + ")"
+        times, records = [], []
+        for _ in range(3):
+            started = time.process_time()
+            records.append(parse_sgf(text))
+            times.append(time.process_time() - started)
+        return min(times), records[0]
+
+    small, _ = cpu_seconds(8_300)
+    large, record = cpu_seconds(83_000)
+    assert large < BOUND_S
+    assert large / max(small, 1e-3) < 30
+    assert len(record.moves) == 166_000
+    assert record.moves[:2] == [(Color.BLACK, 0), (Color.WHITE, 20)]
 
 
 def test_plain_move_nodes_read_as_the_general_reader_reads_them() -> None:
