@@ -166,9 +166,11 @@ class Search:
             raise SearchError(f"the game is over (result {state.result()}); nothing to search")
         self._set_state(state.clone())
         self.strategy = bind_backup(self._unbound, self.params.sims, board_points=self._points)
-        self.tree = Tree(
-            self.strategy.n_stats, capacity=min(self.params.max_nodes, 64 * (self._points + 1))
-        )
+        # room for the planned simulations (each expands at most one node of points + 1
+        # children), so that a search of params.sims does not copy its arrays as it grows
+        width = self._points + 1
+        planned = max(64, self.params.sims + 2) * width
+        self.tree = Tree(self.strategy.n_stats, capacity=min(self.params.max_nodes, planned))
         self._clean_priors = None
 
     def clear(self) -> None:
@@ -301,8 +303,9 @@ class Search:
         strategy = self.strategy
         path, vector, moves = self._path, self._vector[0], self._path_moves[0]
         out = self._scratch_state.out
+        timed = seconds is not None
         while done != limit:
-            if done > 0 and time.perf_counter() >= deadline:
+            if timed and done > 0 and time.perf_counter() >= deadline:
                 break
             if solver and tree.proven[0] != 0:  # the result is known: stop early
                 break
@@ -339,9 +342,8 @@ class Search:
         """
         tree = self.tree
         assert tree is not None
-        max_nodes = self.params.max_nodes
         need = tree.size + self._points + 1
-        if need > tree.capacity and need <= max_nodes:
+        if need > tree.capacity and need <= self.params.max_nodes:
             tree.reserve(self._points + 1)
         arrays = tree.arrays
         if arrays is not self._tree_arrays:  # a new tree, or the tree grew
@@ -350,7 +352,7 @@ class Search:
         depth, size, status = descend_packed(
             self._tree_packed,
             tree.size,
-            min(tree.capacity, max_nodes),
+            min(tree.capacity, self.params.max_nodes),
             self._board_packed,
             vector,
             path,
