@@ -92,6 +92,39 @@ def test_arena_workers_and_resource_tracker_die_with_a_killed_arena(tmp_path: Pa
     _kill_main_and_expect_the_group_gone(proc, others=3)
 
 
+def test_a_terminated_arena_stops_as_on_ctrl_c_and_keeps_its_games(tmp_path: Path) -> None:
+    """SIGTERM to the main process (what a batch scheduler sends): the workers are shut down,
+    the finished games kept, the usual message printed, no leaked-semaphore warning."""
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "agents.cli", "arena", "random", "random", "--size", "5",
+            "--games", "100000", "--workers", "2", "--out", "match", "--no-sgf", "--no-plot",
+            "--no-progress",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    results = tmp_path / "match" / "results.jsonl"
+    try:
+        lines = lambda: results.read_text().count("\n") if results.exists() else 0  # noqa: E731
+        assert _wait_for(lambda: lines() > 5, timeout=120)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        message = err.decode()
+        assert "interrupted" in message and "run the same command again" in message
+        assert "leaked" not in message and "Traceback" not in message, message
+        assert _wait_for(lambda: not _group(proc.pid), timeout=20), _group(proc.pid)
+        text = results.read_text()
+        assert text.endswith("\n") and len(text.splitlines()) > 5  # whole lines only
+    finally:
+        for pid in _group(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.slow
 def test_study_jobs_die_with_a_killed_tune_and_run_no_more_trials(tmp_path: Path) -> None:
     import optuna

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     from agents.base import AgentError
     from agents.cli import rules_from_args
     from agents.gtp.process import GtpError
+    from agents.lifetime import interrupt_once
     from agents.matches.arena import ArenaError, MatchConfig, run_match
     from agents.matches.openings import load_book
     from agents.matches.plots import plot_running_score
@@ -150,6 +152,8 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         )
     out = Path(args.out)
     results = out / "results.jsonl"
+    # SIGTERM stops the match as Ctrl-C does: the pool is shut down, finished games are kept
+    signal.signal(signal.SIGTERM, interrupt_once)
     try:
         result = run_match(
             config,
