@@ -241,6 +241,28 @@ def test_self_play_runs_gates_and_resumes(tmp_path):
         train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "sims": 9}), gate=arena_gate)
 
 
+def test_the_gate_plays_its_games_together_with_the_same_moves(tmp_path, monkeypatch):
+    from agents.matches.results import read_results
+    from agents.nets.training import gating
+
+    torch.manual_seed(0)
+    candidate = save_checkpoint(tmp_path / "candidate.pt", PolicyValueNet(TINY))
+    best = save_checkpoint(tmp_path / "best.pt", PolicyValueNet(TINY))
+    config = SelfPlayConfig(
+        net=TINY, komi=0.5, max_moves=16, eval_games=6, eval_sims=8, batch=1, seed=3
+    )
+    together = arena_gate(candidate, best, 1, config, tmp_path / "together")
+    monkeypatch.setattr(gating, "GAMES_AT_ONCE", 1)
+    alone = arena_gate(candidate, best, 1, config, tmp_path / "alone")
+    assert together == alone and together["games"] == 6
+
+    def moves(folder):
+        _, games = read_results(folder / "arena" / "iter-0001.jsonl")
+        return {i: list(g.moves) for i, g in games.items()}
+
+    assert moves(tmp_path / "together") == moves(tmp_path / "alone")
+
+
 def test_train_command(sgf_dir, tmp_path, capsys):
     status = gomcts(
         [

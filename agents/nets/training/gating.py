@@ -2,7 +2,9 @@
 
 :func:`arena_gate` is the ``gate`` of :func:`agents.nets.training.selfplay.train_selfplay` used by
 ``gomcts train selfplay``: a paired match (:mod:`agents.matches.arena`) between MCTS guided by the
-candidate and by the best network, with the same budget.
+candidate and by the best network, with the same budget. The gate plays up to
+:data:`GAMES_AT_ONCE` games at once in the training process, their network leaves batched into
+one call (``docs/decisions/019-shared-evaluator.md``): the same games as one at a time, faster.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from typing import Any
 from agents.matches.arena import MatchConfig, run_match
 from agents.nets.training.selfplay import SelfPlayConfig
 
-__all__ = ["arena_gate"]
+__all__ = ["GAMES_AT_ONCE", "arena_gate"]
+
+GAMES_AT_ONCE = 16
+"""Games the gate plays at once (``games_per_worker`` of its match)."""
 
 
 def arena_gate(
@@ -30,7 +35,12 @@ def arena_gate(
     )
     folder = out_dir / "arena"
     folder.mkdir(parents=True, exist_ok=True)
-    result = run_match(match, results=folder / f"iter-{iteration:04d}.jsonl", workers=1)
+    result = run_match(
+        match,
+        results=folder / f"iter-{iteration:04d}.jsonl",
+        workers=1,
+        games_per_worker=max(1, min(GAMES_AT_ONCE, config.eval_games)),
+    )
     est = result.estimate
     return {
         "score": est.rate,
