@@ -294,6 +294,18 @@ def test_progress_lines_estimate_the_time_left() -> None:
     assert "about 1 h 40 min left" in progress.line("aa", 2, 10)
 
 
+def test_progress_counts_the_games_in_play_as_half_played() -> None:
+    """64 games at once: the first to finish took one game's wall time, not 64 games' time."""
+    from tuning.reproduce import PlanProgress
+
+    lines: list[str] = []
+    progress = PlanProgress(total=1000, done=0, say=lines.append, in_flight=64)
+    progress.started -= 330.0  # the first game finished after 330 s of wall time
+    progress.game("aa", 1, 1000, force=True)
+    # 1 finished + 63 half played = 32.5 games in 330 s: about 10 s a game, not 330
+    assert " | 10.2 s/game | " in lines[-1]
+
+
 def test_a_hand_started_match_with_other_settings_is_refused_by_the_arena(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

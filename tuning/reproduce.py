@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import inspect
 import json
+import os
 import shlex
 import time
 from collections.abc import Callable, Sequence
@@ -282,7 +283,10 @@ def check_row(plan: Plan, row: Row) -> dict[str, Any]:
 class PlanProgress:
     """Games of the selected rows: done, to do, and the estimated time left.
 
-    The rate is measured on the games played by this run (not the resumed ones).
+    The rate is measured on the games played by this run (not the resumed ones). With
+    ``in_flight`` games played at once (workers x games per worker), the games still in
+    play count as half played: otherwise the first games to finish, which all finish near
+    one game's wall time, would give an estimate ``in_flight`` times too long.
     """
 
     total: int
@@ -292,6 +296,7 @@ class PlanProgress:
     played: int = 0
     last: float = 0.0
     every: float = 30.0
+    in_flight: int = 1
 
     def __post_init__(self) -> None:
         self.started = self.last = time.monotonic()
@@ -310,7 +315,7 @@ class PlanProgress:
         elapsed = time.monotonic() - self.started
         left = max(0, self.total - self.done)
         if self.played:
-            per_game = elapsed / self.played
+            per_game = elapsed / (self.played + (max(1, self.in_flight) - 1) / 2)
             eta = _duration(per_game * left)
             rate = f"{per_game:.1f} s/game"
         else:
@@ -502,7 +507,9 @@ def run_plan(
             check_row(plan, row)
     total = sum(planned_games(row) for row in rows)
     done = sum(min(played_games(plan, row), planned_games(row)) for row in rows)
-    progress = PlanProgress(total=total, done=done, say=say)
+    k = plan.setting.games_per_worker if games_per_worker is None else games_per_worker
+    in_flight = (workers or os.cpu_count() or 1) * max(1, k)
+    progress = PlanProgress(total=total, done=done, say=say, in_flight=in_flight)
     say(f"[plan] {plan.name}: {len(rows)} rows, {done}/{total} games already played")
     waiting: list[str] = []
     for row in rows:
