@@ -131,6 +131,24 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
     assert "14/14 games already played" in lines[0]  # 4 + 4 + 2 trials x 2 + 2
 
 
+def test_a_started_row_without_games_shows_no_paired_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tuning.repro_table import write_table
+
+    path = write_plan(tmp_path, MATCHES, games=2)
+    monkeypatch.chdir(tmp_path)
+    plan = load_plan(path)
+    run_plan(plan, only=["aa"], workers=1, say=quiet)
+    header = (plan.folder("aa") / "results.jsonl").read_text().splitlines()[0]
+    plan.folder("coulom").mkdir(parents=True, exist_ok=True)
+    (plan.folder("coulom") / "results.jsonl").write_text(header + "\n")  # started, no game
+    write_table(plan)
+    rows = {row["id"]: row for row in json.loads((plan.out / "results.json").read_text())["rows"]}
+    assert rows["coulom"]["games"] == 0 and rows["coulom"]["paired"] == []
+    assert "0-0 of 0" not in (plan.out / "results.md").read_text()
+
+
 def test_an_edited_row_is_refused_but_more_games_or_new_labels_are_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -76,6 +76,8 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
         entry["rate"] = est.rate
         entry["ci95"] = [est.rate_low, est.rate_high]
         entry["wins_draws_losses"] = [tally.wins, tally.draws, tally.losses]
+    else:
+        return entry  # a started row with no finished game has nothing to pair yet
     for other in row.compare_with:
         other_path = plan.folder(other) / "results.jsonl"
         if not other_path.exists():
@@ -85,6 +87,8 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
         except ValueError as exc:
             entry["paired"].append({"with": other, "error": str(exc)})
             continue
+        if not cmp.games:
+            continue  # no opening played by both yet
         entry["paired"].append(
             {
                 "with": other,
