@@ -76,8 +76,6 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
         entry["rate"] = est.rate
         entry["ci95"] = [est.rate_low, est.rate_high]
         entry["wins_draws_losses"] = [tally.wins, tally.draws, tally.losses]
-    else:
-        return entry  # a started row with no finished game has nothing to pair yet
     for other in row.compare_with:
         other_path = plan.folder(other) / "results.jsonl"
         if not other_path.exists():
@@ -88,7 +86,7 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
             entry["paired"].append({"with": other, "error": str(exc)})
             continue
         if not cmp.games:
-            continue  # no opening played by both yet
+            continue  # no opening played by both yet (or none by this row)
         entry["paired"].append(
             {
                 "with": other,

@@ -160,13 +160,18 @@ def study_config(
     )
 
 
+def games_per_worker_of(plan: Plan, value: int | None) -> int:
+    """Games each arena process plays at once: ``value``, else the plan's ``[setting]``."""
+    return plan.setting.games_per_worker if value is None else value
+
+
 def _games_per_worker(api: Any, plan: Plan, value: int | None) -> dict[str, Any]:
     """``{"games_per_worker": K}`` for ``api`` (the plan's unless ``value``); ``{}`` for 1.
 
     Raises:
         PlanError: For K > 1 when the installed arena cannot play several games per process.
     """
-    k = plan.setting.games_per_worker if value is None else value
+    k = games_per_worker_of(plan, value)
     if k == 1:
         return {}
     names = (
@@ -366,7 +371,7 @@ def arena_command(
         parts += ["--referee", row.referee]
     if workers is not None:
         parts += ["--workers", str(workers)]
-    k = plan.setting.games_per_worker if games_per_worker is None else games_per_worker
+    k = games_per_worker_of(plan, games_per_worker)
     if k > 1:
         parts += ["--games-per-worker", str(k)]
     parts += ["--out", _relative(plan.folder(row), plan.root)]
@@ -507,8 +512,8 @@ def run_plan(
             check_row(plan, row)
     total = sum(planned_games(row) for row in rows)
     done = sum(min(played_games(plan, row), planned_games(row)) for row in rows)
-    k = plan.setting.games_per_worker if games_per_worker is None else games_per_worker
-    in_flight = (workers or os.cpu_count() or 1) * max(1, k)
+    processes = (os.cpu_count() or 1) if workers is None else workers  # the arena's default
+    in_flight = processes * games_per_worker_of(plan, games_per_worker)
     progress = PlanProgress(total=total, done=done, say=say, in_flight=in_flight)
     say(f"[plan] {plan.name}: {len(rows)} rows, {done}/{total} games already played")
     waiting: list[str] = []
