@@ -71,14 +71,24 @@ def study_config(out: Path, ray: str | None, jobs: int = 2):
 
 
 def study_record(config) -> dict:
-    """Trial number -> (params, value, games)."""
+    """COMPLETE trials (number -> params, value, games) and the others (number -> state and
+    whether the trial was pruned as surplus: two drivers can both start the last trial)."""
+    from optuna.trial import TrialState
+
     from tuning.study import load_study
 
-    trials = {
+    trials = load_study(config).trials
+    done = {
         str(t.number): [t.params, t.value, t.user_attrs.get("games")]
-        for t in load_study(config).trials
+        for t in trials
+        if t.state == TrialState.COMPLETE
     }
-    return {"trials": trials}
+    others = {
+        str(t.number): [t.state.name, bool(t.user_attrs.get("surplus"))]
+        for t in trials
+        if t.state != TrialState.COMPLETE
+    }
+    return {"trials": done, "others": others}
 
 
 def game_record(game) -> dict:

@@ -66,7 +66,11 @@ def test_match_on_two_nodes_survives_a_dead_node(tmp_path):
     )
     assert report_file.exists(), run.stdout[-3000:] + run.stderr[-3000:]
     report = json.loads(report_file.read_text())
-    assert run.returncode == 0, (report, run.stderr[-3000:])
+    # Ray's own last words first: the report (games and all) would push them out of the message.
+    assert run.returncode == 0, (
+        f"the scenario exited {run.returncode} after writing steps {sorted(report)}; "
+        f"its stderr ends:\n{run.stderr[-6000:]}"
+    )
 
     # The pool itself: calls spread over both nodes, one initialisation per worker process,
     # an exception comes back with its type, queued calls can be cancelled.
@@ -100,8 +104,12 @@ def test_match_on_two_nodes_survives_a_dead_node(tmp_path):
 
     study = scenario.study_config(tmp_path / "study", None, jobs=1)
     run_study(study, progress=None, outputs=False)
+    local_study = scenario.study_record(study)
     assert len(report["study"]["trials"]) == 3
-    assert report["study"] == scenario.study_record(study)
+    assert report["study"]["trials"] == local_study["trials"]
+    # A trial that both drivers started for the last place was pruned unplayed, nothing else.
+    assert all(other == ["PRUNED", True] for other in report["study"]["others"].values())
+    assert local_study["others"] == {}
 
 
 def test_missing_ray_says_how_to_install_it(monkeypatch):

@@ -164,3 +164,59 @@ def test_a_dead_local_worker_is_found_on_a_journal_storage(tmp_path: Path) -> No
     assert first.state == TrialState.FAIL and retry.state == TrialState.COMPLETE
     assert retry.params == first.params and retry.user_attrs["origin"] == 0
     assert any(f"its worker (pid {int(dead.stdout)}) is gone" in line for line in lines)
+
+
+def test_a_trial_started_in_a_race_for_the_last_place_is_not_played(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Two workers both see one trial missing; the one whose trial came second prunes it."""
+    import dataclasses
+
+    import tuning.study as study_module
+
+    config = tiny_study(tmp_path / "race", trials=2, verify_games=0)
+    run_study(config, progress=None, outputs=False)
+    config = dataclasses.replace(config, trials=3)
+    real_count = study_module.count_states
+    other: list = []
+
+    def count_then_race(study):
+        seen = real_count(study)
+        if not other:  # another worker starts the last trial just after this one looked
+            other.append(study.ask())
+        elif other[0].number not in {
+            t.number for t in study.get_trials(states=(TrialState.COMPLETE,))
+        }:
+            study.tell(other[0], 0.5)  # ... and finishes it
+            seen = real_count(study)
+        return seen
+
+    monkeypatch.setattr(study_module, "count_states", count_then_race)
+    lines: list[str] = []
+    study_module.optimize(config, progress=lines.append, poll_seconds=0.01)
+    trials = load_study(config).trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 3 + [TrialState.PRUNED]
+    surplus = trials[3]
+    assert surplus.user_attrs.get("surplus") is True and surplus.params == {}
+    played = sorted(p.name for p in config.games_dir.iterdir())
+    assert played == [f"trial-{n:05d}.jsonl" for n in range(2)]  # none for trial 3 (or 2)
+    assert any("trial 3 not needed" in line for line in lines)
+
+
+def test_surplus_trials_are_counted_by_number() -> None:
+    import optuna
+
+    from tuning.study import surplus_trial
+
+    study = optuna.create_study()
+    done = study.ask()
+    study.tell(done, 0.5)
+    failed = study.ask()
+    study.tell(failed, state=TrialState.FAIL)
+    running = study.ask()  # number 2
+    late = study.ask()  # number 3
+    assert not surplus_trial(study, running.number, 2)  # only trial 0 counts before it
+    assert surplus_trial(study, late.number, 2)  # trials 0 and 2 were there first
+    assert not surplus_trial(study, late.number, 3)
+    study.enqueue_trial({})  # a retry waiting for a worker counts too (number 4)
+    assert surplus_trial(study, 5, 3)

@@ -457,6 +457,16 @@ def optimize(
         else TrapObjective(config.space, config.traps, config.seed, progress)
     )
 
+    def needed_objective(trial: optuna.Trial) -> float:
+        if surplus_trial(trial.study, trial.number, config.trials):
+            trial.set_user_attr("surplus", True)
+            say(
+                f"[{config.space.name}] trial {trial.number} not needed: the study's "
+                f"{config.trials} trials are done or running on other workers"
+            )
+            raise optuna.TrialPruned("surplus: started while the last needed trial was")
+        return objective(trial)
+
     def after_trial(study: optuna.Study, trial: FrozenTrial) -> None:
         if trial.state == TrialState.COMPLETE:
             games = f"{trial.user_attrs.get('games', '?')} {trial.user_attrs.get('unit', 'games')}"
@@ -474,8 +484,7 @@ def optimize(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 optuna.storages.fail_stale_trials(study)
-        trials = study.get_trials(deepcopy=False)
-        count = {state: sum(t.state == state for t in trials) for state in TrialState}
+        count = count_states(study)
         if count[TrialState.COMPLETE] >= config.trials:
             break
         if count[TrialState.WAITING] == 0 and (
@@ -490,8 +499,34 @@ def optimize(
             time.sleep(poll_seconds)
             continue
         waited = False
-        study.optimize(objective, n_trials=1, callbacks=[after_trial])
+        study.optimize(needed_objective, n_trials=1, callbacks=[after_trial])
     return study
+
+
+def count_states(study: optuna.Study) -> dict[TrialState, int]:
+    """How many of the study's trials are in each state, now."""
+    trials = study.get_trials(deepcopy=False)
+    return {state: sum(t.state == state for t in trials) for state in TrialState}
+
+
+#: Trials that count towards a study's target: finished, or still to finish.
+_COUNTED = (TrialState.COMPLETE, TrialState.RUNNING, TrialState.WAITING)
+
+
+def surplus_trial(study: optuna.Study, number: int, target: int) -> bool:
+    """Whether trial ``number`` was started after the study already had ``target`` trials.
+
+    Workers check the count and start a trial in two steps, so two of them can both see one
+    trial missing and both start one (a cluster of M drivers could overshoot by M - 1 trials
+    of a hundred games each). Optuna numbers trials in the order they are created, so the
+    trials numbered below this one are all in the storage by now: when ``target`` of them are
+    COMPLETE, RUNNING or WAITING, this trial is one too many. :func:`optimize` prunes it before
+    it samples a parameter or plays a game (marked with the user attribute ``surplus``);
+    samplers and the study's outputs read COMPLETE trials only. A retry of a failed trial
+    still runs: the failed trial no longer counts.
+    """
+    ahead = study.get_trials(deepcopy=False, states=_COUNTED)
+    return sum(t.number < number for t in ahead) >= target
 
 
 def _all_local(study: optuna.Study) -> bool:
