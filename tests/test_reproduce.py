@@ -186,6 +186,28 @@ def test_a_match_started_by_hand_with_the_printed_command_is_adopted(
     assert (plan.folder("coulom") / "row.json").exists()
 
 
+def test_a_running_study_shows_its_trials_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tuning.repro_table import write_table
+    from tuning.reproduce import study_so_far
+
+    monkeypatch.chdir(tmp_path)
+    plan = load_plan(write_plan(tmp_path, STUDY))
+    write_table(plan, study_state=study_so_far)
+    assert "| 0/2 x 2 games | not started |" in (plan.out / "results.md").read_text()
+    run_plan(plan, only=["bo"], workers=1, say=quiet)
+    (plan.folder("bo") / "study.json").unlink()  # as if its last trials were still running
+    table = write_table(plan, study_state=study_so_far)
+    so_far = {row["id"]: row for row in table["rows"]}["bo"]["so_far"]
+    assert so_far["complete"] == 2 and so_far["running"] == 0 and so_far["games"] == 4
+    best = so_far["best_raw"]
+    assert best["number"] in (0, 1) and best["games"] == 2
+    assert best["ci95"][0] <= best["winrate"] <= best["ci95"][1]
+    markdown = (plan.out / "results.md").read_text()
+    assert f"| 2/2 x 2 games | running; best raw so far trial {best['number']}: " in markdown
+
+
 def test_a_row_waits_for_its_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     plan = load_plan(write_plan(tmp_path, STUDY))

@@ -9,8 +9,9 @@ For a match row: the paper's winrate, our score rate of the candidate with its 9
 interval (Wilson 1927; draws count half), games played of those planned, simulations per move
 (ours and the paper's), and, for each row named in ``compare_with``, the exact two-sided sign
 test on the games the two candidates scored differently against the same baseline on the same
-openings (:mod:`agents.matches.paired`). A study row shows its complete trials, its best
-trial and the parameter file it recommends.
+openings (:mod:`agents.matches.paired`). A finished study row shows its complete trials, its
+recommended trial and the parameter file; a running one, given ``study_state`` (the plan
+runner's :func:`tuning.reproduce.study_so_far`), its trials so far and the best raw trial.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +101,11 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
     return entry
 
 
-def _study_entry(plan: Plan, row: StudyRow) -> dict[str, Any]:
+#: What the table knows of a running study (``None``: not started); see ``write_table``.
+StudyState = Callable[[Plan, StudyRow], "dict[str, Any] | None"]
+
+
+def _study_entry(plan: Plan, row: StudyRow, study_state: StudyState | None) -> dict[str, Any]:
     record = plan.folder(row) / "study.json"
     entry: dict[str, Any] = {
         "id": row.id,
@@ -122,13 +128,17 @@ def _study_entry(plan: Plan, row: StudyRow) -> dict[str, Any]:
             best=doc.get("best"),
             params_file=doc.get("params_file"),
         )
+    elif study_state is not None:
+        entry["so_far"] = study_state(plan, row)
     return entry
 
 
-def results_table(plan: Plan) -> dict[str, Any]:
+def results_table(plan: Plan, study_state: StudyState | None = None) -> dict[str, Any]:
     """The table as JSON-ready data (every row, finished or not)."""
     rows = [
-        _match_entry(plan, row) if isinstance(row, MatchRow) else _study_entry(plan, row)
+        _match_entry(plan, row)
+        if isinstance(row, MatchRow)
+        else _study_entry(plan, row, study_state)
         for row in plan.rows
     ]
     return {
@@ -149,6 +159,27 @@ def _posterior(best: dict[str, Any]) -> str:
     if not isinstance(mean, (int, float)) or not isinstance(sd, (int, float)):
         return ""
     return f"; GP posterior {100 * mean:.1f} ± {100 * sd:.1f}"
+
+
+def _trials_so_far(row: dict[str, Any]) -> str:
+    so_far = row.get("so_far") or {}
+    running = f" ({so_far['running']} running)" if so_far.get("running") else ""
+    return (
+        f"{so_far.get('complete', 0)}/{row['trials_planned']} x {row['games_per_trial']} "
+        f"games{running}"
+    )
+
+
+def _best_so_far(so_far: dict[str, Any] | None) -> str:
+    best = (so_far or {}).get("best_raw")
+    if not best:
+        return "not started" if so_far is None else "running, no trial finished"
+    ci = best.get("ci95") or [None, None]
+    early = ", stopped early" if best.get("stopped_early") else ""
+    return (
+        f"running; best raw so far trial {best['number']}: {_pct(best['winrate'])} "
+        f"[{_pct(ci[0])}, {_pct(ci[1])}] over {best.get('games')} games{early}"
+    )
 
 
 def to_markdown(table: dict[str, Any]) -> str:
@@ -196,8 +227,7 @@ def to_markdown(table: dict[str, Any]) -> str:
             if not row["finished"]:
                 lines.append(
                     f"| `{row['id']}` | {row['space']}, {row['d']} | {row['sampler']} | "
-                    f"0/{row['trials_planned']} x {row['games_per_trial']} games | "
-                    "not finished | |"
+                    f"{_trials_so_far(row)} | {_best_so_far(row.get('so_far'))} | |"
                 )
                 continue
             best = row.get("best") or {}
@@ -213,9 +243,15 @@ def to_markdown(table: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_table(plan: Plan, docs: Path | None = None) -> dict[str, Any]:
-    """Write ``results.md`` and ``results.json`` into the plan's folder (and ``docs``)."""
-    table = results_table(plan)
+def write_table(
+    plan: Plan, docs: Path | None = None, *, study_state: StudyState | None = None
+) -> dict[str, Any]:
+    """Write ``results.md`` and ``results.json`` into the plan's folder (and ``docs``).
+
+    ``study_state(plan, row)`` tells what a study row that has not finished holds so far
+    (without it such a row shows only its plan).
+    """
+    table = results_table(plan, study_state)
     plan.out.mkdir(parents=True, exist_ok=True)
     markdown = to_markdown(table)
     (plan.out / "results.json").write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")

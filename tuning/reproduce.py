@@ -47,6 +47,7 @@ __all__ = [
     "resolve_backup",
     "row_definition",
     "run_plan",
+    "study_so_far",
 ]
 
 ROW_FILE = "row.json"
@@ -240,6 +241,44 @@ def played_games(plan: Plan, row: Row) -> int:
     except KeyError:  # no study of that name yet
         return 0
     return sum(int(t.user_attrs.get("games", 0)) for t in study.get_trials(deepcopy=False))
+
+
+def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
+    """A study row's trials as they stand (for the table while the study runs).
+
+    Returns:
+        ``{"complete", "running", "games", "best_raw"}`` (``best_raw``: the COMPLETE trial
+        with the best raw winrate, ``{"number", "winrate", "games", "ci95", "stopped_early"}``
+        or ``None``), or ``None`` when the study has not started.
+    """
+    if not (plan.folder(row) / "study.db").exists():
+        return None
+    import optuna
+    from optuna.trial import TrialState
+
+    config = study_config(plan, row)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        study = optuna.load_study(study_name=config.name, storage=config.storage_url)
+    except KeyError:  # no study of that name yet
+        return None
+    trials = study.get_trials(deepcopy=False)
+    done = [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None]
+    best = max(done, key=lambda t: (t.value, t.user_attrs.get("games", 0)), default=None)
+    return {
+        "complete": len(done),
+        "running": sum(t.state == TrialState.RUNNING for t in trials),
+        "games": sum(int(t.user_attrs.get("games", 0)) for t in trials),
+        "best_raw": None
+        if best is None
+        else {
+            "number": best.number,
+            "winrate": best.value,
+            "games": best.user_attrs.get("games"),
+            "ci95": [best.user_attrs.get("ci_low"), best.user_attrs.get("ci_high")],
+            "stopped_early": bool(best.user_attrs.get("stopped_early")),
+        },
+    }
 
 
 def planned_games(row: Row) -> int:
@@ -540,6 +579,6 @@ def run_plan(
             _run_study_row(
                 plan, row, workers=workers, progress=progress, games_per_worker=games_per_worker
             )
-        write_table(plan)
-    write_table(plan)
+        write_table(plan, study_state=study_so_far)
+    write_table(plan, study_state=study_so_far)
     return waiting

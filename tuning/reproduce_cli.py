@@ -67,7 +67,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from agents.matches.results import ResultsError
     from tuning.plan import MatchRow, PlanError, load_plan
     from tuning.repro_table import write_table
-    from tuning.reproduce import RowWaitingError, arena_command, run_plan, select_rows
+    from tuning.reproduce import (
+        RowWaitingError,
+        arena_command,
+        run_plan,
+        select_rows,
+        study_so_far,
+    )
 
     try:
         plan = load_plan(args.plan)
@@ -94,7 +100,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                         print(f"# not yet: {exc}")
             return 0
         if args.table:
-            write_table(plan)
+            write_table(plan, study_state=study_so_far)
             print(f"table: {plan.out / 'results.md'}")
             return 0
         waiting = run_plan(
