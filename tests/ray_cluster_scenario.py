@@ -125,6 +125,18 @@ def children(pid: int) -> list[tuple[int, str]]:
     return found
 
 
+def log_tails(folder: Path, chars: int = 1500) -> dict[str, str]:
+    """The end of each log of the cluster (the nodes' consoles, GCS, raylets, drivers)."""
+    tails = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in (".log", ".out", ".err") and path.stat().st_size:
+            if path.name.startswith(("worker-", "python-core-worker", "runtime_env")):
+                continue
+            text = path.read_text(errors="replace")
+            tails[str(path.relative_to(folder))] = text[-chars:]
+    return tails
+
+
 def wait_for(condition, timeout: float, what: str) -> None:
     end = time.monotonic() + timeout
     while not condition():
@@ -261,6 +273,8 @@ def main(out: Path) -> int:
         report["total_s"] = time.time() - report["started"]
         ray.shutdown()
     finally:
+        if "total_s" not in report:  # it stopped early: keep the cluster's last words
+            report["logs"] = log_tails(logs)
         out.write_text(json.dumps(report, indent=1))
         for proc in (node, head):
             if proc is not None and proc.poll() is None:

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,19 @@ def _unshare() -> list[str] | None:
     return command if probe.returncode == 0 else None
 
 
+#: Ray's driver gives up on a head it cannot reach (see the retry in the cluster test).
+GCS_LOST = "Failed to connect to GCS within"
+
+
+def _failure(run: subprocess.CompletedProcess, report: dict) -> str:
+    """Why the scenario failed: Ray's last words first, then the cluster's logs."""
+    logs = "\n".join(f"--- {name}:\n{tail}" for name, tail in report.get("logs", {}).items())
+    return (
+        f"the scenario exited {run.returncode} after writing steps {sorted(report)}; "
+        f"its stderr ends:\n{run.stderr[-6000:]}\n{logs}"
+    )
+
+
 def _need(what: str, available: bool) -> None:
     if not available:
         if IN_CI:
@@ -56,21 +70,26 @@ def test_match_on_two_nodes_survives_a_dead_node(tmp_path):
     _need("unshare (network and PID namespaces)", unshare is not None)
     assert unshare is not None
     report_file = tmp_path / "report.json"
-    run = subprocess.run(
-        [*unshare, sys.executable, str(SCENARIO), str(report_file)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=ROOT,
-    )
-    assert report_file.exists(), run.stdout[-3000:] + run.stderr[-3000:]
-    report = json.loads(report_file.read_text())
-    # Ray's own last words first: the report (games and all) would push them out of the message.
-    assert run.returncode == 0, (
-        f"the scenario exited {run.returncode} after writing steps {sorted(report)}; "
-        f"its stderr ends:\n{run.stderr[-6000:]}"
-    )
+    for attempt in (1, 2):
+        report_file.unlink(missing_ok=True)
+        run = subprocess.run(
+            [*unshare, sys.executable, str(SCENARIO), str(report_file)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            cwd=ROOT,
+        )
+        assert report_file.exists(), run.stdout[-3000:] + run.stderr[-3000:]
+        report = json.loads(report_file.read_text())
+        if run.returncode == 0 or GCS_LOST not in run.stderr or attempt == 2:
+            break
+        # Ray's own race: the driver can lose the head's GCS when a node dies (about one run
+        # in fifteen on a loaded 2-core machine; ray-project/ray#44704). It is not this
+        # project's code; the cluster is started afresh once, and the second run must pass.
+        message = f"Ray lost its GCS when the node died; once more:\n{_failure(run, report)}"
+        warnings.warn(message, stacklevel=1)
+    assert run.returncode == 0, _failure(run, report)
 
     # The pool itself: calls spread over both nodes, one initialisation per worker process,
     # an exception comes back with its type, queued calls can be cancelled.
