@@ -205,7 +205,7 @@ def test_a_running_study_shows_its_trials_so_far(
     assert best["number"] in (0, 1) and best["games"] == 2
     assert best["ci95"][0] <= best["winrate"] <= best["ci95"][1]
     markdown = (plan.out / "results.md").read_text()
-    assert f"| 2/2 x 2 games | running; best raw so far trial {best['number']}: " in markdown
+    assert f"| 2/2 x 2 games | in progress; best raw so far trial {best['number']}: " in markdown
 
 
 def test_a_row_waits_for_its_study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -173,11 +173,11 @@ def _trials_so_far(row: dict[str, Any]) -> str:
 def _best_so_far(so_far: dict[str, Any] | None) -> str:
     best = (so_far or {}).get("best_raw")
     if not best:
-        return "not started" if so_far is None else "running, no trial finished"
+        return "not started" if so_far is None else "started, no trial finished yet"
     ci = best.get("ci95") or [None, None]
     early = ", stopped early" if best.get("stopped_early") else ""
     return (
-        f"running; best raw so far trial {best['number']}: {_pct(best['winrate'])} "
+        f"in progress; best raw so far trial {best['number']}: {_pct(best['winrate'])} "
         f"[{_pct(ci[0])}, {_pct(ci[1])}] over {best.get('games')} games{early}"
     )
 
