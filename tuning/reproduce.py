@@ -230,16 +230,26 @@ def played_games(plan: Plan, row: Row) -> int:
             return len(read_results(path)[1])
         except (ValueError, OSError):
             return 0
-    if not (folder / "study.db").exists():
-        return 0
+    study = _stored_study(plan, row)
+    return 0 if study is None else _study_games(study)
+
+
+def _stored_study(plan: Plan, row: StudyRow) -> Any:
+    """The Optuna study of a study row as its folder holds it (``None``: not started)."""
+    if not (plan.folder(row) / "study.db").exists():
+        return None
     import optuna
 
     config = study_config(plan, row)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
-        study = optuna.load_study(study_name=config.name, storage=config.storage_url)
+        return optuna.load_study(study_name=config.name, storage=config.storage_url)
     except KeyError:  # no study of that name yet
-        return 0
+        return None
+
+
+def _study_games(study: Any) -> int:
+    """Games played by all of a study's trials (finished or not)."""
     return sum(int(t.user_attrs.get("games", 0)) for t in study.get_trials(deepcopy=False))
 
 
@@ -247,28 +257,25 @@ def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
     """A study row's trials as they stand (for the table while the study runs).
 
     Returns:
-        ``{"complete", "running", "games", "best_raw"}`` (``best_raw``: the COMPLETE trial
-        with the best raw winrate, ``{"number", "winrate", "games", "ci95", "stopped_early"}``
-        or ``None``), or ``None`` when the study has not started.
+        ``{"complete", "running", "games", "best_raw"}`` (``best_raw``: the study's best raw
+        trial, as :func:`tuning.study_outputs.best_trial` ranks them, ``{"number", "winrate",
+        "games", "ci95", "stopped_early"}`` or ``None``), or ``None`` when the study has not
+        started.
     """
-    if not (plan.folder(row) / "study.db").exists():
+    study = _stored_study(plan, row)
+    if study is None:
         return None
-    import optuna
     from optuna.trial import TrialState
 
-    config = study_config(plan, row)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        study = optuna.load_study(study_name=config.name, storage=config.storage_url)
-    except KeyError:  # no study of that name yet
-        return None
-    trials = study.get_trials(deepcopy=False)
-    done = [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None]
-    best = max(done, key=lambda t: (t.value, t.user_attrs.get("games", 0)), default=None)
+    from tuning.study import count_states
+    from tuning.study_outputs import best_trial
+
+    count = count_states(study)
+    best = best_trial(study)
     return {
-        "complete": len(done),
-        "running": sum(t.state == TrialState.RUNNING for t in trials),
-        "games": sum(int(t.user_attrs.get("games", 0)) for t in trials),
+        "complete": count[TrialState.COMPLETE],
+        "running": count[TrialState.RUNNING],
+        "games": _study_games(study),
         "best_raw": None
         if best is None
         else {
