@@ -166,6 +166,48 @@ def test_a_dead_local_worker_is_found_on_a_journal_storage(tmp_path: Path) -> No
     assert any(f"its worker (pid {int(dead.stdout)}) is gone" in line for line in lines)
 
 
+RECOVER_AT = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from study_support import tiny_study
+from tuning.study import load_study, recover_dead_trials
+study = load_study(tiny_study(Path({out!r}), "monotone", trials=1, verify_games=0))
+while time.time() < {start}:
+    pass
+recover_dead_trials(study, max_retry=3)
+"""
+
+
+def test_workers_that_find_the_same_dead_trials_queue_one_retry_of_each(tmp_path: Path) -> None:
+    """Four workers start at once and all find twelve trials of a dead worker (SQLite storage).
+
+    Each dead trial must be retried once: two retries of one origin would play the same games
+    into one file. Before SQLite transactions took the write lock at their start, four runs of
+    this scenario gave 13-18 retries for the 12 trials; the race depends on timing, so the
+    mechanism itself is pinned by test_an_sqlite_transaction_holds_the_write_lock_from_its_start.
+    """
+    config = one_trial_study(tmp_path, "monotone")
+    study = load_study(config)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for _ in range(12):
+        lost = study.ask()
+        config.space.suggest(lost)
+        lost.set_user_attr("worker", {**process_identity(), "pid": int(dead.stdout)})
+    script = RECOVER_AT.format(tests=str(ROOT / "tests"), out=str(tmp_path), start=time.time() + 6)
+    workers = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT) for _ in range(4)]
+    assert [w.wait(timeout=120) for w in workers] == [0] * 4
+    trials = load_study(config).trials
+    retries = [t for t in trials if t.state == TrialState.WAITING]
+    assert [t.state for t in trials[:12]] == [TrialState.FAIL] * 12
+    assert sorted(t.user_attrs["retry_of"] for t in retries) == list(range(12))
+
+
 def test_a_trial_started_in_a_race_for_the_last_place_is_not_played(
     tmp_path: Path, monkeypatch
 ) -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 
@@ -55,6 +56,21 @@ def test_default_is_an_sqlite_file_with_heartbeat(tmp_path: Path) -> None:
         study_name="s", storage=open_storage(None, default_dir=tmp_path / "new")
     )
     assert len(again.trials) == 2
+
+
+def test_an_sqlite_transaction_holds_the_write_lock_from_its_start(tmp_path: Path) -> None:
+    """Optuna reads a trial's state, then writes it: no other process may write in between."""
+    storage = open_storage(None, default_dir=tmp_path)
+    assert isinstance(storage, RDBStorage)
+    optuna.create_study(storage=storage, study_name="s")
+    other = sqlite3.connect(tmp_path / "study.db", timeout=0, isolation_level=None)
+    with storage.engine.connect() as connection:
+        connection.exec_driver_sql("SELECT count(*) FROM trials").scalar()  # it has only read
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")  # free again once that transaction ended
+    other.execute("ROLLBACK")
+    other.close()
 
 
 def test_journal_file(tmp_path: Path) -> None:

@@ -15,6 +15,10 @@ running trial is alive every ``heartbeat_interval`` seconds, and a worker that f
 silent for ``grace_period`` seconds marks it FAIL and hands it to ``on_stale`` (the study
 retries it). A server that cannot be reached is reported at once, with the URL's password
 hidden.
+
+SQLite transactions begin with ``BEGIN IMMEDIATE`` (see ``_begin_immediate``): Optuna changes a
+trial's state by reading it and then writing it, and only a transaction that holds the write
+lock from its start makes that one step when several worker processes share the file.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import optuna
+import sqlalchemy
 from optuna.storages import BaseStorage, JournalStorage, RDBStorage
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import FrozenTrial
@@ -130,6 +135,30 @@ def storage_url(location: str | Path | None, default_dir: str | Path) -> str:
     raise StorageError(f"cannot tell what kind of storage {text!r} is; " + _ACCEPTED)
 
 
+def _begin_immediate(engine: sqlalchemy.engine.Engine) -> None:
+    """Make each transaction on this SQLite engine take the database's write lock at its start.
+
+    Optuna's ``RDBStorage`` marks a trial FAIL, RUNNING or COMPLETE by reading its state, checking
+    that it may change, and writing it, in one transaction whose ``SELECT ... FOR UPDATE`` locks
+    the row on PostgreSQL and MySQL. SQLite has no row locks, and its driver begins a
+    transaction only at the first write, so two processes could both read "RUNNING" and both
+    win: two workers that found the same dead trial each queued a retry of it, and the two
+    retries played the same games into one file. With ``BEGIN IMMEDIATE`` the second
+    transaction waits for the first (up to the connection's ``timeout``) and then reads the
+    state the first one wrote. Connections that the storage opened before this call are closed.
+    """
+
+    @sqlalchemy.event.listens_for(engine, "connect")
+    def _driver_does_not_begin(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy's "begin" below says BEGIN
+
+    @sqlalchemy.event.listens_for(engine, "begin")
+    def _begin(connection: sqlalchemy.engine.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    engine.dispose()
+
+
 def open_storage(
     location: str | Path | None,
     *,
@@ -181,13 +210,16 @@ def open_storage(
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                    return RDBStorage(
+                    storage = RDBStorage(
                         url,
                         engine_kwargs=engine_kwargs,
                         heartbeat_interval=heartbeat_interval,
                         grace_period=grace_period,
                         heartbeat_stale_trial_callback=on_stale if heartbeat_interval else None,
                     )
+                if scheme == "sqlite":
+                    _begin_immediate(storage.engine)
+                return storage
             except Exception as exc:
                 # Workers that start together on an empty database race to create Optuna's
                 # tables; the losers see "already exists" and find the tables on a retry.
