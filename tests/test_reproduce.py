@@ -129,6 +129,19 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
     lines: list[str] = []
     run_plan(plan, workers=1, say=lines.append)
     assert "14/14 games already played" in lines[0]  # 4 + 4 + 2 trials x 2 + 2
+    # a finished study whose trials stopped early played fewer games: none of them is left
+    import tuning.reproduce as reproduce_module
+
+    real_played = reproduce_module.played_games
+    monkeypatch.setattr(
+        reproduce_module,
+        "played_games",
+        lambda plan, row: 1 if row.id == "bo" else real_played(plan, row),
+    )
+    lines.clear()
+    run_plan(plan, workers=1, say=lines.append)
+    assert "14/14 games already played" in lines[0]
+    assert "| plan 14/14 games |" in lines[-1]  # and none counted twice
 
 
 def test_a_started_row_without_games_shows_no_paired_test(
@@ -330,8 +343,44 @@ def test_progress_lines_estimate_the_time_left() -> None:
     progress.game("aa", 2, 10, force=True)
     assert lines[-1].startswith("[plan] aa: 2/10 | plan 42/100 games | 60.0 s/game")
     assert lines[-1].endswith("about 58 min left")
-    progress.done = 0
+    progress.work_done = 0
     assert "about 1 h 40 min left" in progress.line("aa", 2, 10)
+
+
+def test_the_time_left_weighs_games_by_their_simulations() -> None:
+    """Games left at N = 800 take four times those at N = 200 (the plan's re-check row)."""
+    from tuning.reproduce import PlanProgress
+
+    lines: list[str] = []
+    progress = PlanProgress(
+        total=22, done=0, say=lines.append, work_total=12 * 200 + 10 * 800, work_done=0
+    )
+    progress.started -= 120.0  # 2 games of N = 200 in 2 minutes
+    progress.game("a", 1, 12, sims=200)
+    progress.game("a", 2, 12, sims=200, force=True)
+    assert " | 60.0 s/game | about 50 min left" in lines[-1]  # 10 x 1 min + 10 x 4 min
+    progress.add(0, 800)  # the N = 800 row starts: its games are shown at their own rate
+    assert " | 240.0 s/game | about 50 min left" in progress.line("b", 0, 10)
+
+
+def test_a_retried_trial_and_its_origin_count_their_games_once() -> None:
+    import optuna
+    from optuna.trial import TrialState
+
+    from tuning.reproduce import _study_games
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study()
+    lost = study.ask()  # its worker died after 30 games
+    lost.set_user_attr("games", 30)
+    study.tell(lost, state=TrialState.FAIL)
+    study.enqueue_trial({}, user_attrs={"origin": 0, "retry_of": 0, "attempt": 1})
+    retry = study.ask()  # it kept the 30 games and played the other 70
+    retry.set_user_attr("games", 100)
+    study.tell(retry, 0.5)
+    other = study.ask()
+    other.set_user_attr("games", 40)
+    assert _study_games(study) == 140
 
 
 def test_progress_counts_the_games_in_play_as_half_played() -> None:

@@ -249,8 +249,18 @@ def _stored_study(plan: Plan, row: StudyRow) -> Any:
 
 
 def _study_games(study: Any) -> int:
-    """Games played by all of a study's trials (finished or not)."""
-    return sum(int(t.user_attrs.get("games", 0)) for t in study.get_trials(deepcopy=False))
+    """Games played by all of a study's trials (finished or not).
+
+    A retried trial carries on from the games its origin kept (one games file per origin), and
+    its ``games`` count includes them: each origin counts once, with its largest count.
+    """
+    from tuning.objective import origin_of
+
+    games: dict[int, int] = {}
+    for trial in study.get_trials(deepcopy=False):
+        origin = origin_of(trial)
+        games[origin] = max(games.get(origin, 0), int(trial.user_attrs.get("games", 0)))
+    return sum(games.values())
 
 
 def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
@@ -289,8 +299,15 @@ def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
 
 
 def planned_games(row: Row) -> int:
-    """Games a row plays in full."""
+    """Games a row plays in full (a study's trials stopped early play fewer)."""
     return row.games if isinstance(row, MatchRow) else row.games * row.trials
+
+
+def games_done(plan: Plan, row: Row) -> int:
+    """Games of a row's plan already played: all of them once a study has finished."""
+    if isinstance(row, StudyRow) and (plan.folder(row) / STUDY_FILE).exists():
+        return planned_games(row)
+    return min(played_games(plan, row), planned_games(row))
 
 
 def check_row(plan: Plan, row: Row) -> dict[str, Any]:
@@ -338,6 +355,11 @@ class PlanProgress:
     ``in_flight`` games played at once (workers x games per worker), the games still in
     play count as half played: otherwise the first games to finish, which all finish near
     one game's wall time, would give an estimate ``in_flight`` times too long.
+
+    Time is estimated per simulation, not per game: a game costs about its simulations per
+    move (``sims``), so the games left of an N = 800 row count four times those of an
+    N = 200 row. ``work_total`` and ``work_done`` are games x simulations per move
+    (default: ``total`` and ``done``, every game costing one).
     """
 
     total: int
@@ -348,14 +370,31 @@ class PlanProgress:
     last: float = 0.0
     every: float = 30.0
     in_flight: int = 1
+    work_total: float | None = None
+    work_done: float | None = None
+    played_work: float = 0.0
+    sims: int = 1
 
     def __post_init__(self) -> None:
         self.started = self.last = time.monotonic()
+        if self.work_total is None:
+            self.work_total = float(self.total)
+        if self.work_done is None:
+            self.work_done = float(self.done)
 
-    def game(self, row_id: str, row_done: int, row_total: int, *, force: bool = False) -> None:
+    def add(self, games: int, sims: int) -> None:
+        """Count ``games`` played now by this run at ``sims`` simulations per move."""
+        self.sims = sims
+        self.played += games
+        self.done += games
+        self.played_work += games * sims
+        self.work_done = (self.work_done or 0.0) + games * sims
+
+    def game(
+        self, row_id: str, row_done: int, row_total: int, *, sims: int = 1, force: bool = False
+    ) -> None:
         """Count one game played now; print a line at most every ``every`` seconds."""
-        self.played += 1
-        self.done += 1
+        self.add(1, sims)
         now = time.monotonic()
         if force or now - self.last >= self.every:
             self.last = now
@@ -364,11 +403,12 @@ class PlanProgress:
     def line(self, row_id: str, row_done: int, row_total: int) -> str:
         """One progress line with the ETA."""
         elapsed = time.monotonic() - self.started
-        left = max(0, self.total - self.done)
+        left = max(0.0, (self.work_total or 0.0) - (self.work_done or 0.0))
         if self.played:
-            per_game = elapsed / (self.played + (max(1, self.in_flight) - 1) / 2)
-            eta = _duration(per_game * left)
-            rate = f"{per_game:.1f} s/game"
+            in_play = (max(1, self.in_flight) - 1) / 2 * self.sims
+            per_sim = elapsed / (self.played_work + in_play)
+            eta = _duration(per_sim * left)
+            rate = f"{per_sim * self.sims:.1f} s/game"
         else:
             eta, rate = "unknown", "no game yet"
         return (
@@ -457,7 +497,7 @@ def _run_match_row(
         nonlocal seen
         seen += 1
         if seen > done_before:
-            progress.game(row.id, seen, row.games)
+            progress.game(row.id, seen, row.games, sims=row.sims)
 
     result = run_match(
         config,
@@ -491,10 +531,14 @@ def _run_study_row(
 
     config = study_config(plan, row, workers=workers or 1, games_per_worker=games_per_worker)
     before = played_games(plan, row)
+    finished_before = (plan.folder(row) / STUDY_FILE).exists()
     report = run_study(config, progress=progress.say)
     after = played_games(plan, row)
-    progress.done += max(0, after - before)
-    progress.played += max(0, after - before)
+    progress.add(max(0, after - before), row.sims)
+    if not finished_before:  # the games its early stops saved are done too
+        saved = max(0, planned_games(row) - after)
+        progress.done += saved
+        progress.work_done = (progress.work_done or 0.0) + saved * row.sims
     if report is None or report.best_file is None:
         raise PlanError(f"study {row.id!r} finished without a best trial")
     record = {
@@ -557,10 +601,18 @@ def run_plan(
         with contextlib.suppress(RowWaitingError):
             check_row(plan, row)
     total = sum(planned_games(row) for row in rows)
-    done = sum(min(played_games(plan, row), planned_games(row)) for row in rows)
+    played = {row.id: games_done(plan, row) for row in rows}
+    done = sum(played.values())
     processes = (os.cpu_count() or 1) if workers is None else workers  # the arena's default
     in_flight = processes * games_per_worker_of(plan, games_per_worker)
-    progress = PlanProgress(total=total, done=done, say=say, in_flight=in_flight)
+    progress = PlanProgress(
+        total=total,
+        done=done,
+        say=say,
+        in_flight=in_flight,
+        work_total=float(sum(planned_games(row) * row.sims for row in rows)),
+        work_done=float(sum(played[row.id] * row.sims for row in rows)),
+    )
     say(f"[plan] {plan.name}: {len(rows)} rows, {done}/{total} games already played")
     waiting: list[str] = []
     for row in rows:
