@@ -303,9 +303,14 @@ def planned_games(row: Row) -> int:
     return row.games if isinstance(row, MatchRow) else row.games * row.trials
 
 
+def _study_finished(plan: Plan, row: StudyRow) -> bool:
+    """Whether a study row has finished (its record, written last, exists)."""
+    return (plan.folder(row) / STUDY_FILE).exists()
+
+
 def games_done(plan: Plan, row: Row) -> int:
     """Games of a row's plan already played: all of them once a study has finished."""
-    if isinstance(row, StudyRow) and (plan.folder(row) / STUDY_FILE).exists():
+    if isinstance(row, StudyRow) and _study_finished(plan, row):
         return planned_games(row)
     return min(played_games(plan, row), planned_games(row))
 
@@ -531,7 +536,7 @@ def _run_study_row(
 
     config = study_config(plan, row, workers=workers or 1, games_per_worker=games_per_worker)
     before = played_games(plan, row)
-    finished_before = (plan.folder(row) / STUDY_FILE).exists()
+    finished_before = _study_finished(plan, row)
     report = run_study(config, progress=progress.say)
     after = played_games(plan, row)
     progress.add(max(0, after - before), row.sims)
