@@ -71,6 +71,9 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     assert 0 <= report.verification["ci95"][0] <= report.verification["winrate"] <= 1
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["best"]["number"] == best.number
+    # its paths are relative to its folder: the folder can move, a re-run elsewhere rewrites it
+    assert summary["best_file"] == best_file.name and summary["history_plot"] == "history.png"
+    assert summary["storage"] == f"sqlite:///{Path(config.storage_url[10:]).name}"
     assert "recommended trial" in report.format() and "95% Wilson interval" in report.format()
     assert json.loads(best_file.read_text())["meta"]["posterior_sd"] == report.best["posterior_sd"]
     # the same command again: nothing to do; one more trial: exactly one more
@@ -282,3 +285,26 @@ def test_an_interrupted_trial_is_not_reported_by_optuna_but_other_failures_are(
     messages = [r.getMessage() for r in caplog.records if r.name == "optuna.study._optimize"]
     assert len(messages) == 2 and "Trial 1 failed with parameters" in messages[0]
     assert "a real failure" in messages[0] and messages[1] == "Trial 1 failed with value None."
+
+
+def test_the_summary_names_files_in_its_folder_relative_to_it(tmp_path: Path) -> None:
+    from tuning.study_outputs import StudyReport, _portable
+
+    def report(storage: str, best: str) -> StudyReport:
+        return StudyReport(
+            study="s",
+            storage=storage,
+            trials={},
+            best=None,
+            best_file=best,
+            profile_plot=None,
+            history_plot=str(tmp_path / "history.png"),
+            verification=None,
+        )
+
+    inside = _portable(report(f"journal:{tmp_path}/study.log", str(tmp_path / "b.json")), tmp_path)
+    assert inside["storage"] == "journal:study.log" and inside["best_file"] == "b.json"
+    assert inside["profile_plot"] is None and inside["history_plot"] == "history.png"
+    server = "postgresql://user:***@db:5432/studies"
+    elsewhere = _portable(report(server, "/elsewhere/b.json"), tmp_path)
+    assert elsewhere["storage"] == server and elsewhere["best_file"] == "/elsewhere/b.json"

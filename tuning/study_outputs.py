@@ -16,7 +16,9 @@ In the study's output folder:
   the best raw winrate so far;
 * ``verify-trial<k>.jsonl``: the verification match of the best parameters (loaded from the
   file above) against the baseline, resumable like every arena match;
-* ``summary.json``: all of this in numbers.
+* ``summary.json``: all of this in numbers; its paths (the files above, an SQLite storage
+  in the folder) are relative to the folder, so the folder can be moved or committed and a
+  re-run on another machine writes the same file.
 
 The recommended trial is the evaluated point with the best **posterior mean** of the
 fixed-noise GP (:func:`tuning.noisy_gp.recommend`), whatever sampler proposed the points: it
@@ -502,6 +504,26 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
                 "summary": result.summary(),
             }
     (out / "summary.json").write_text(
-        json.dumps(asdict(report), indent=2, default=str) + "\n", encoding="utf-8"
+        json.dumps(_portable(report, out), indent=2, default=str) + "\n", encoding="utf-8"
     )
     return report
+
+
+def _portable(report: StudyReport, folder: Path) -> dict[str, Any]:
+    """``report`` as ``summary.json`` holds it: paths inside ``folder`` relative to it."""
+    doc = asdict(report)
+    for key in ("best_file", "profile_plot", "history_plot"):
+        if doc[key] is not None:
+            doc[key] = _inside(doc[key], folder)
+    for prefix in ("sqlite:///", "journal:"):  # a storage file (a server URL stays)
+        if doc["storage"].startswith(prefix):
+            doc["storage"] = prefix + _inside(doc["storage"].removeprefix(prefix), folder)
+    return doc
+
+
+def _inside(path: str, folder: Path) -> str:
+    """``path`` relative to ``folder`` where it lies inside it, else unchanged."""
+    try:
+        return Path(path).resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return path
