@@ -335,7 +335,9 @@ def test_progress_lines_estimate_the_time_left() -> None:
     from tuning.reproduce import PlanProgress
 
     lines: list[str] = []
-    progress = PlanProgress(total=100, done=40, say=lines.append, every=3600.0)
+    progress = PlanProgress(
+        total=100, done=40, say=lines.append, work_total=100, work_done=40, every=3600.0
+    )
     assert "about unknown left" in progress.line("aa", 0, 10)
     progress.started -= 120.0  # 2 minutes for the 2 games below: 60 s a game
     progress.game("aa", 1, 10)
@@ -388,7 +390,9 @@ def test_progress_counts_the_games_in_play_as_half_played() -> None:
     from tuning.reproduce import PlanProgress
 
     lines: list[str] = []
-    progress = PlanProgress(total=1000, done=0, say=lines.append, in_flight=64)
+    progress = PlanProgress(
+        total=1000, done=0, say=lines.append, work_total=1000, work_done=0, in_flight=64
+    )
     progress.started -= 330.0  # the first game finished after 330 s of wall time
     progress.game("aa", 1, 1000, force=True)
     # 1 finished + 63 half played = 32.5 games in 330 s: about 10 s a game, not 330

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from tuning.paths import relative_inside
 from tuning.plan import STUDY_REF, MatchRow, Plan, PlanError, Row, StudyRow
 
 __all__ = [
@@ -363,37 +364,36 @@ class PlanProgress:
 
     Time is estimated per simulation, not per game: a game costs about its simulations per
     move (``sims``), so the games left of an N = 800 row count four times those of an
-    N = 200 row. ``work_total`` and ``work_done`` are games x simulations per move
-    (default: ``total`` and ``done``, every game costing one).
+    N = 200 row. ``work_total`` and ``work_done`` are games x simulations per move.
     """
 
     total: int
     done: int
     say: Callable[[str], None]
+    work_total: float
+    work_done: float
     started: float = 0.0
     played: int = 0
     last: float = 0.0
     every: float = 30.0
     in_flight: int = 1
-    work_total: float | None = None
-    work_done: float | None = None
     played_work: float = 0.0
     sims: int = 1
 
     def __post_init__(self) -> None:
         self.started = self.last = time.monotonic()
-        if self.work_total is None:
-            self.work_total = float(self.total)
-        if self.work_done is None:
-            self.work_done = float(self.done)
+
+    def count_done(self, games: int, sims: int) -> None:
+        """Count ``games`` at ``sims`` simulations per move as done (played now or saved)."""
+        self.done += games
+        self.work_done += games * sims
 
     def add(self, games: int, sims: int) -> None:
         """Count ``games`` played now by this run at ``sims`` simulations per move."""
+        self.count_done(games, sims)
         self.sims = sims
         self.played += games
-        self.done += games
         self.played_work += games * sims
-        self.work_done = (self.work_done or 0.0) + games * sims
 
     def game(
         self, row_id: str, row_done: int, row_total: int, *, sims: int = 1, force: bool = False
@@ -408,7 +408,7 @@ class PlanProgress:
     def line(self, row_id: str, row_done: int, row_total: int) -> str:
         """One progress line with the ETA."""
         elapsed = time.monotonic() - self.started
-        left = max(0.0, (self.work_total or 0.0) - (self.work_done or 0.0))
+        left = max(0.0, self.work_total - self.work_done)
         if self.played:
             in_play = (max(1, self.in_flight) - 1) / 2 * self.sims
             per_sim = elapsed / (self.played_work + in_play)
@@ -455,7 +455,7 @@ def arena_command(
         row.rules.ko.value,
     ]
     if row.openings.path is not None:
-        parts += ["--book", _relative(row.openings.path, plan.root)]
+        parts += ["--book", relative_inside(row.openings.path, plan.root)]
     else:
         parts += ["--opening-moves", str(row.openings.moves)]
     if row.referee != "auto":
@@ -465,15 +465,8 @@ def arena_command(
     k = games_per_worker_of(plan, games_per_worker)
     if k > 1:
         parts += ["--games-per-worker", str(k)]
-    parts += ["--out", _relative(plan.folder(row), plan.root)]
+    parts += ["--out", relative_inside(plan.folder(row), plan.root)]
     return shlex.join(parts)
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root))
-    except ValueError:
-        return str(path)
 
 
 def _run_match_row(
@@ -541,15 +534,13 @@ def _run_study_row(
     after = played_games(plan, row)
     progress.add(max(0, after - before), row.sims)
     if not finished_before:  # the games its early stops saved are done too
-        saved = max(0, planned_games(row) - after)
-        progress.done += saved
-        progress.work_done = (progress.work_done or 0.0) + saved * row.sims
+        progress.count_done(max(0, planned_games(row) - after), row.sims)
     if report is None or report.best_file is None:
         raise PlanError(f"study {row.id!r} finished without a best trial")
     record = {
         "format": FORMAT,
         "id": row.id,
-        "params_file": _relative(Path(report.best_file), plan.root),
+        "params_file": relative_inside(Path(report.best_file), plan.root),
         "sampler": sampler_used(config),
         "trials": report.trials,
         "best": report.best,

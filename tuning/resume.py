@@ -35,7 +35,7 @@ from agents.traps import TrapTreeConfig
 from go_env.rules import KoRule, Rules
 from tuning.objective import Objective
 from tuning.search_spaces import SearchSpace, make_space
-from tuning.storage import hide_password, open_storage, storage_url
+from tuning.storage import hide_password, open_storage, storage_file, storage_url
 from tuning.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
 from tuning.study import load_study as _load_configured
 from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
@@ -91,10 +91,9 @@ def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
     stored = Path(attrs[OUT_KEY]) if attrs.get(OUT_KEY) else None
     if stored is not None and stored.is_dir():
         return stored
-    url = storage_url(str(storage), Path.cwd())
-    for prefix in ("sqlite:///", "journal:"):
-        if url.startswith(prefix):
-            return Path(url.removeprefix(prefix)).parent
+    file = storage_file(storage_url(str(storage), Path.cwd()))
+    if file is not None:
+        return file[1].parent
     return stored if stored is not None else Path("runs") / name
 
 

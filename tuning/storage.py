@@ -97,6 +97,17 @@ def _postgres_driver() -> str:
     return "psycopg2"  # reported as missing when the storage is opened
 
 
+def storage_file(url: str) -> tuple[str, Path] | None:
+    """An SQLite or journal storage URL (as ``storage_url`` writes it) as its prefix and file.
+
+    ``None`` for a database server's URL, which names no file.
+    """
+    for prefix in ("sqlite:///", "journal:"):
+        if url.startswith(prefix):
+            return prefix, Path(url.removeprefix(prefix))
+    return None
+
+
 def storage_url(location: str | Path | None, default_dir: str | Path) -> str:
     """Normalise a storage location to a URL: ``sqlite:///...``, ``journal:...`` or as given.
 

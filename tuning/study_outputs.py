@@ -47,8 +47,9 @@ from agents.mcts.backups.params_io import write_params
 from agents.mcts.backups.tunable import Curve
 from tuning.noisy_gp import Posterior, Recommendation, posterior_at_trials
 from tuning.objective import SEED_VERIFY, derive_seed, origin_of
+from tuning.paths import relative_inside
 from tuning.search_spaces import SearchSpace
-from tuning.storage import hide_password
+from tuning.storage import hide_password, storage_file
 
 if TYPE_CHECKING:  # run_study (tuning.study) calls this module, so it is not imported back
     from tuning.study import Progress, StudyConfig
@@ -514,16 +515,9 @@ def _portable(report: StudyReport, folder: Path) -> dict[str, Any]:
     doc = asdict(report)
     for key in ("best_file", "profile_plot", "history_plot"):
         if doc[key] is not None:
-            doc[key] = _inside(doc[key], folder)
-    for prefix in ("sqlite:///", "journal:"):  # a storage file (a server URL stays)
-        if doc["storage"].startswith(prefix):
-            doc["storage"] = prefix + _inside(doc["storage"].removeprefix(prefix), folder)
+            doc[key] = relative_inside(doc[key], folder)
+    file = storage_file(doc["storage"])
+    if file is not None:  # a server's URL stays
+        prefix, path = file
+        doc["storage"] = prefix + relative_inside(path, folder)
     return doc
-
-
-def _inside(path: str, folder: Path) -> str:
-    """``path`` relative to ``folder`` where it lies inside it, else unchanged."""
-    try:
-        return Path(path).resolve().relative_to(folder.resolve()).as_posix()
-    except ValueError:
-        return path
