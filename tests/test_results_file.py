@@ -177,9 +177,9 @@ def test_the_compressed_form_reads_by_either_name_and_by_folder(tmp_path: Path) 
 
 
 def test_both_forms_at_once_are_refused(tmp_path: Path) -> None:
-    packed, data = _compressed(tmp_path)
+    _, data = _compressed(tmp_path)
     (tmp_path / "results.jsonl").write_bytes(data)
-    with pytest.raises(ResultsError, match="both .* exist; keep one"):
+    with pytest.raises(ResultsError, match=r"both .* exist; keep one"):
         read_results(tmp_path)
 
 
