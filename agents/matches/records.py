@@ -9,7 +9,8 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
 * :func:`record_run` copies a run folder into the record: every results file compressed
   (:func:`agents.stored.compress`), ``sgf/`` folders left out (they are exported on demand),
   plots stored as 256-colour PNGs (line plots whose few hundred colours are antialiasing
-  shades; a third of the size, no visible change), everything else copied as it is.
+  shades; a third of the size, no visible change), JSON files with each list of numbers on
+  one line (the same values), everything else copied as it is.
 
 The command line is ``gomcts sgf export RUN [--out DIR]`` and ``gomcts record RUN DEST``
 (:mod:`agents.matches.records_cli`).
@@ -180,6 +181,33 @@ def _small_png(data: bytes) -> bytes:
     return small if len(small) < len(data) else data
 
 
+def _compact_json(data: bytes) -> bytes:
+    """A JSON document indented by 2, each list of numbers and strings on one line.
+
+    A match's opening book takes one line per opening, not one per move; the values are the
+    same (checked). A file that is not JSON is returned unchanged.
+    """
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return data
+
+    def dump(item: Any, depth: int) -> str:
+        pad, inner = "  " * depth, "  " * (depth + 1)
+        if isinstance(item, dict) and item:
+            body = ",\n".join(
+                f"{inner}{json.dumps(k)}: {dump(v, depth + 1)}" for k, v in item.items()
+            )
+            return "{\n" + body + "\n" + pad + "}"
+        if isinstance(item, list) and any(isinstance(v, (dict, list)) for v in item):
+            body = ",\n".join(f"{inner}{dump(v, depth + 1)}" for v in item)
+            return "[\n" + body + "\n" + pad + "]"
+        return json.dumps(item, separators=(", ", ": "))
+
+    compact = (dump(value, 0) + "\n").encode("utf-8")
+    return compact if json.loads(compact) == value and len(compact) < len(data) else data
+
+
 def record_run(
     source: str | PathLike[str],
     dest: str | PathLike[str] | None = None,
@@ -254,6 +282,8 @@ def record_run(
         if path.suffix == ".png":
             data = _small_png(data)
             counts["plots"] += 1
+        elif path.suffix == ".json":
+            data = _compact_json(data)
         if target != path or data != path.read_bytes():
             target.write_bytes(data)
         counts["files"] += 1
