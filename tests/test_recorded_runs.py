@@ -1,7 +1,7 @@
 """The recorded runs under docs/results: their tables regenerate from what the record keeps.
 
 A recorded run keeps its games in ``results.jsonl.gz`` and no SGF files
-(``docs/results/README.md``); these tests rebuild the reproduction's table from the record and
+(``docs/records.md``); these tests rebuild the reproduction's table from the record and
 compare it with the committed one, and export a recorded run's SGF files.
 """
 

@@ -3,7 +3,7 @@
 ``gomcts sgf export RUN [--out DIR]`` writes the SGF file of every game of a run's results file
 (plain or compressed); ``gomcts record RUN DEST`` copies a run folder into the record
 (``docs/results/...``) with its results file compressed and without SGF files. See
-:mod:`agents.matches.records` and ``docs/results/README.md``.
+:mod:`agents.matches.records` and ``docs/records.md``.
 """
 
 from __future__ import annotations
@@ -53,8 +53,7 @@ def register_record(subparsers: Any) -> None:
         "dest",
         nargs="?",
         default=None,
-        help="the record's folder, e.g. docs/results/strength/my-match (default: record RUN "
-        "in place)",
+        help="the record's folder, docs/results/<topic>/<run> (default: record RUN in place)",
     )
     parser.set_defaults(func=_cmd_record)
 
