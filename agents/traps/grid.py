@@ -2,7 +2,7 @@
 
 Every cell ``(backup, budget)`` searches the same trees (``tree_seed(seed, i)`` for
 ``i = 0 .. trees - 1``), so the backups are compared paired, tree by tree
-(``backups-spec.md`` §13). The work is cut into chunks of ``chunk`` trees of one cell; each
+(``docs/traps.md#the-trees``). The work is cut into chunks of ``chunk`` trees of one cell; each
 finished chunk is appended to the results file at once.
 
 The results file is JSON lines: a header ``{"kind": "header", "format": 1, "setup": {...}}``

@@ -4,8 +4,8 @@
 *Reinforcement Learning: An Introduction*, 2nd ed., 2018, §2.5; used as a baseline by Li & Lim,
 *Bayesian optimization for backpropagation in Monte-Carlo tree search*, 2020).
 
-How the first return is handled is not stated in [LL20] (RECONSTRUCTED, ``backups-spec.md``
-§3); both readings are offered through ``variant``:
+How the first return is handled is not stated in [LL20] (RECONSTRUCTED,
+``docs/backups.md#erwa``); both readings are offered through ``variant``:
 
 * ``plain``: ``Xbar_1 = X_1``, then the constant step ``α``. ``X_1`` keeps the weight
   ``(1-α)^{n-1}``, so with ``α << 1/n`` a node's value is mostly its first return.
