@@ -54,7 +54,8 @@ class ErwaBackup:
 
     Attributes:
         alpha: Step size ``α`` in ``(0, 1]``. [LL20]'s three table values are lost; the default
-            0.01 is a placeholder inside the spec's recommended range ``[1e-4, 0.1]``.
+            0.01 is a placeholder inside the recommended range ``[1e-4, 0.1]``
+            (``docs/backups.md#erwa``).
         variant: ``"plain"`` (``Xbar_1 = X_1``, then step ``α``; the default for the "ERWA"
             rows) or ``"unbiased"`` (step ``α / (1 - (1-α)^n)``). Both RECONSTRUCTED.
     """

@@ -14,7 +14,7 @@ RECONSTRUCTED transcription for games (``docs/backups.md#maxmcts``; ``r = 0`` be
 
 ``Q(c)`` is ``tree.value[c]`` (the perspective of the player to move at ``c``'s parent). The
 child is updated before the max is taken, so the max includes the child just updated. The root
-is updated by the same rule (the spec's ``t >= 1`` leaves it free; the protocol counts its
+is updated by the same rule (the transcription's ``t >= 1`` leaves it free; the protocol counts its
 visits). ``λ = 1`` is standard MCTS; ``λ = 0`` a one-step max backup (Q-learning-like).
 MCTS(λ) and the γ-return variants are not implemented.
 """

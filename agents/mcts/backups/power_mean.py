@@ -89,7 +89,7 @@ class PowerMeanBackup:
 
     Attributes:
         p: Exponent ``p >= 1`` (finite): 1 is the visit-weighted average, large ``p``
-            approaches the max. Default 2 (the spec's sweep is 1, 2, 4, 8, 16).
+            approaches the max. Default 2 (a useful sweep is 1, 2, 4, 8, 16).
         recursive: Children's values are their recomputed power means (default) rather than
             their plain means. RECONSTRUCTED option.
         self_mixed: Mix the node's own leaf evaluation(s) in (default). RECONSTRUCTED option.

@@ -12,7 +12,7 @@ node's own visit count: ``τ(n) = ∫_0^n exp(g(t)) dt`` with ``g`` in ``G_d`` (
 ``τ = 0`` (all ``g_j = -inf``) is the standard mean; ``τ -> inf`` the hard max.
 
 After each simulation the values of the nodes on the path are recomputed, leaf first. Options
-for the RECONSTRUCTED interpretation choices of the spec:
+for the RECONSTRUCTED interpretation choices of ``docs/backups.md#softmax``:
 
 * ``recursive`` (default on): ``q_i = -V(c_i)``, the child's own recomputed value
   (``tree.value[c_i]``); off: ``q_i`` is the child's plain mean.

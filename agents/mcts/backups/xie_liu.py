@@ -17,7 +17,7 @@ visit index and ``N`` the simulations per move. Updated online with the closed-f
 
 ``β = 0`` (constant weights) is the standard mean. Past ``N`` (tree reuse) the same formulas
 continue. The stand-ins for [LL20]'s ``f_A`` and ``f_B`` are ``exponential`` with ``β = 1`` and
-``β = 3`` (the spec's example; a recorded choice, not the authors' profiles).
+``β = 3`` (``docs/backups.md#xie-liu``; a recorded choice, not the authors' profiles).
 """
 
 from __future__ import annotations
