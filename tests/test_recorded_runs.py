@@ -40,3 +40,50 @@ def test_the_record_holds_no_sgf_and_every_match_row_is_compressed() -> None:
     assert not list(results.rglob("*.sgf"))
     assert not list(results.rglob("*.jsonl")), "record runs with gomcts record"
     assert len(list(results.rglob("results.jsonl.gz"))) >= 30
+
+
+TRAP_RUNS = sorted(p.parent for p in (ROOT / "docs" / "results" / "traps").rglob("table.md"))
+
+
+@pytest.mark.parametrize("run", TRAP_RUNS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_a_trap_grid_table_regenerates_from_the_record(run: Path) -> None:
+    from dataclasses import asdict
+
+    from agents.traps import GridConfig, TrapTreeConfig
+    from agents.traps.grid import read_grid
+    from agents.traps.report import markdown_table, summarise
+
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    setup = summary["setup"]
+    if "candidate" in summary:  # a study's verification grid: the candidate against its baseline
+        summary.update(
+            backups=[summary["baseline"], summary["candidate"]],
+            budgets=[summary["sims"]],
+            n_trees=summary["trees"],
+        )
+    config = GridConfig(
+        trees=TrapTreeConfig(**setup["trees"]),
+        backups=tuple(summary["backups"]),
+        budgets=tuple(summary["budgets"]),
+        n_trees=summary["n_trees"],
+        seed=setup["seed"],
+        policy=setup["policy"],
+        c=setup["c"],
+        chunk=setup["chunk"],
+    )
+    summaries = summarise(read_grid(run / "results.jsonl", config))
+    committed = (run / "table.md").read_text(encoding="utf-8")
+    assert committed.endswith(markdown_table(summaries, config.backups[0]))
+    cells = json.loads(json.dumps([asdict(s) for s in summaries]))
+    assert _close(cells, summary["cells"])  # intervals to the last bits of a float
+
+
+def _close(a: object, b: object) -> bool:
+    """Equal, floats to 1e-12 relative (a t quantile's last bits differ between versions)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    return a == b
