@@ -87,3 +87,16 @@ def _close(a: object, b: object) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
     return a == b
+
+
+def test_the_noise_simulation_table_regenerates_from_the_record() -> None:
+    pytest.importorskip("optuna")
+    from agents.stored import read_stored
+    from tuning.simulation import format_table, summarize
+
+    run = ROOT / "docs" / "results" / "tuning" / "noise-simulation"
+    lines = read_stored(run / "results.jsonl.gz").decode("utf-8").splitlines()
+    rows = summarize([json.loads(line) for line in lines[1:] if line.strip()])
+    assert format_table(rows) + "\n" == (run / "table.md").read_text(encoding="utf-8")
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert _close(json.loads(json.dumps(rows)), summary["rows"])
