@@ -38,9 +38,9 @@ def test_the_reproduction_table_regenerates_from_the_record(
 def test_the_record_holds_no_sgf_and_every_match_row_is_compressed() -> None:
     results = ROOT / "docs" / "results"
     assert not list(results.rglob("*.sgf"))
-    from agents.matches.records import _is_results_file
+    from agents.matches.records import is_results_file
 
-    plain = [str(p) for p in results.rglob("*.jsonl") if _is_results_file(p)]
+    plain = [str(p) for p in results.rglob("*.jsonl") if is_results_file(p)]
     assert not plain, f"results files not compressed (record them with gomcts record): {plain}"
     assert len(list(results.rglob("results.jsonl.gz"))) >= 30
 

@@ -36,6 +36,7 @@ __all__ = [
     "RecordError",
     "export_sgf",
     "game_record",
+    "is_results_file",
     "match_rules",
     "record_run",
     "sgf_name",
@@ -150,13 +151,13 @@ def _header(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _is_results_file(path: Path) -> bool:
+def is_results_file(path: str | PathLike[str]) -> bool:
     """Whether a ``.jsonl`` file is a resumable results file whose readers take ``.gz``.
 
     Arena matches and trap grids start with ``{"kind": "header", ...}``, the noise simulation
     with ``{"settings": ...}``; other JSON-lines files (training metrics) stay plain.
     """
-    header = _header(path)
+    header = _header(Path(path))
     return header is not None and (header.get("kind") == "header" or "settings" in header)
 
 
@@ -257,7 +258,7 @@ def record_run(
             continue
         target = dst / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        if path.suffix == ".jsonl" and _is_results_file(path):
+        if path.suffix == ".jsonl" and is_results_file(path):
             _check_results(path)
             size = path.stat().st_size
             if target != path:
