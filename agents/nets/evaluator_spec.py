@@ -6,7 +6,7 @@ alone: the model shipped with the package). Options follow the path inside quote
 
 ``lam`` mixes random rollouts into the leaf value as AlphaGo and Boke Go do:
 ``v = (1 - lam) * v_net + lam * z_rollout`` (:class:`~agents.mcts.evaluators.MixedEvaluator`;
-Boke Go's lambda is 1/2, ``backups-spec.md`` section 14); ``lam=0`` (default) is the value
+Boke Go's lambda is 1/2, ``docs/protocol.md#boke-go``); ``lam=0`` (default) is the value
 network alone, as in [LL20].
 
 :class:`NetEvaluatorConfig` is the ``net`` plugin of the entry-point group
