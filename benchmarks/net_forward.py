@@ -48,6 +48,7 @@ from common import (
     cpu_ratio_cell,
     finish_args,
     format_rate,
+    optional_import,
     positive_int,
     print_table,
     ratio_cell,
@@ -203,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = finish_args(parser.parse_args(argv))
     positions = args.positions or (64 if args.quick else 4096)
+    if optional_import("torch") is None:
+        print("net_forward: skipped (torch not installed: pip install -e .[nets])")
+        return 0
 
     from agents.nets.checkpoint import load_net
     from agents.nets.onnx_int8 import calibration_planes
