@@ -49,8 +49,6 @@ def calibration_planes(
     games had fewer) are then taken evenly spaced from all the positions of all the games,
     openings to endings.
     """
-    from agents.nets.evaluator import masked_softmax
-
     config = net.config
     rng = np.random.default_rng(seed)
     device = next(net.parameters()).device
@@ -65,10 +63,13 @@ def calibration_planes(
             seen.append(planes)
             logits, _ = net(torch.from_numpy(planes.astype(np.float32)).to(device))
             masks = np.stack([g.legal_mask() for g in live])
-            priors = masked_softmax(logits.float().cpu().numpy(), masks)
-            for game, p in zip(live, priors, strict=True):
-                total = p.sum()
-                game.play(int(rng.choice(p.size, p=p / total)) if total > 0 else game.pass_move)
+            z = np.where(masks, logits.double().cpu().numpy(), -np.inf)
+            for game, row, legal in zip(live, z, masks, strict=True):
+                if not legal.any():
+                    game.play(game.pass_move)
+                    continue
+                p = np.exp(row - row.max())
+                game.play(int(rng.choice(p.size, p=p / p.sum())))
     every = np.concatenate(seen)
     pick = np.linspace(0, len(every) - 1, num=min(count, len(every))).round().astype(np.int64)
     return every[pick].astype(np.float32)
