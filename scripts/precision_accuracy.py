@@ -140,7 +140,7 @@ def stage_positions(args: argparse.Namespace, precisions: list[str]) -> None:
             arrays[f"{p}_dv"] = np.abs(v - values)
             arrays[f"{p}_tv"] = 0.5 * np.abs(q - priors).sum(axis=1)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, **arrays)
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
         tmp.replace(path)
         _log(
             f"positions: chunk {number + 1}/{len(chunks)} "

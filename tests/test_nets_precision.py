@@ -9,6 +9,8 @@ ONNX Runtime not installed).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -131,7 +133,7 @@ def test_auto_takes_the_fastest_supported_precision_that_passed(
     assert resolve_precision("bf16", "cpu", record={}) == "bf16"
 
 
-def test_the_package_record_is_readable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_package_record_is_readable(tmp_path: Path) -> None:
     record = read_record()
     assert isinstance(passed_precisions(record), set)
     assert read_record(tmp_path / "missing.json") == {}

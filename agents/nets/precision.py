@@ -184,6 +184,12 @@ def read_record(path: str | Path | None = None) -> dict[str, Any]:
     return record
 
 
+@functools.cache
+def _package_record() -> dict[str, Any]:
+    """The package's record, read once per process (agents are rebuilt every game)."""
+    return read_record()
+
+
 def passed_precisions(record: dict[str, Any]) -> set[str]:
     """The precisions whose accuracy check passed in ``record`` (:func:`read_record`)."""
     return {
@@ -213,7 +219,7 @@ def resolve_precision(
         if reason is not None:
             raise PrecisionError(f"precision {precision} cannot run on {device}: {reason}")
         return precision
-    passed = passed_precisions(read_record() if record is None else record)
+    passed = passed_precisions(_package_record() if record is None else record)
     for name in AUTO_ORDER:
         if name in passed and unsupported_reason(name, device) is None:
             return name
