@@ -54,7 +54,7 @@ from go_env.state import GoState  # noqa: E402
 
 FULL_POSITIONS = 10_000
 FULL_GAMES = 400
-GAMES_FROM = "docs/results/reproduction/li-lim-9x9/*/results.jsonl"
+GAMES_FROM = "docs/results/reproduction/li-lim-9x9/*/results.jsonl*"
 BOOK = "docs/results/reproduction/li-lim-9x9/openings-balanced.txt"
 AGENT = (
     'mcts:sims={sims},policy=puct,c=0.5,evaluator="net:precision={precision}",'
@@ -203,33 +203,48 @@ def positions_summary(args: argparse.Namespace, precisions: list[str]) -> dict[s
 
 # ---------------------------------------------------------------------- search
 def stage_search(args: argparse.Namespace, precisions: list[str]) -> None:
-    """Search positions in fp32, in fp32 with another seed, and in each precision."""
+    """Search positions in fp32, in fp32 with another seed, and in each precision.
+
+    ``--search-width`` searches run at once and share one network call per round
+    (:func:`agents.mcts.multi.round_robin`), each still exactly the sequential search it is
+    alone but for the rounding of a batch of another size (``docs/decisions/019``): every case,
+    fp32 included, is searched that way.
+    """
+    from agents.mcts.multi import round_robin
     from agents.registry import make_agent
 
     entries = _positions(args)[: args.search_positions]
     path = args.out / "search.jsonl"
     done = _read_search(path)
     cases = {"fp32": ("fp32", 0), REFERENCE: ("fp32", 1), **{p: (p, 0) for p in precisions}}
+    tasks = [
+        (i, name)
+        for i in range(len(entries))
+        for name in cases
+        if name not in done.get(i, {})
+    ]
+    total = len(entries) * len(cases)
+
+    def search(i: int, name: str) -> Any:
+        precision, shift = cases[name]
+        agent = make_agent(AGENT.format(sims=args.sims, precision=precision, seed=2 * i + shift))
+        try:
+            move = yield from agent.act_steps(position_state(entries[i]))
+        finally:
+            agent.close()
+        return int(move)
+
     start = time.perf_counter()
-    todo = [i for i in range(len(entries)) if not set(cases) <= set(done.get(i, {}))]
+    starts = ((key, lambda key=key: search(*key)) for key in tasks)
     with path.open("a", encoding="utf-8") as out:
-        for n, i in enumerate(todo):
-            state = position_state(entries[i])
-            row: dict[str, Any] = {"i": i, **done.get(i, {})}
-            for name, (precision, shift) in cases.items():
-                if name in row:
-                    continue
-                seed = 2 * i + shift
-                agent = make_agent(AGENT.format(sims=args.sims, precision=precision, seed=seed))
-                row[name] = int(agent.act(state.clone()))
-                agent.close()
-            out.write(json.dumps(row) + "\n")
+        for n, ((i, name), move) in enumerate(round_robin(starts, args.search_width)):
+            out.write(json.dumps({"i": i, name: move}) + "\n")
             out.flush()
-            if (n + 1) % 10 == 0 or n + 1 == len(todo):
+            if (n + 1) % 100 == 0 or n + 1 == len(tasks):
                 rate = (n + 1) / (time.perf_counter() - start)
                 _log(
-                    f"search: {len(entries) - len(todo) + n + 1}/{len(entries)} positions "
-                    f"({rate:.2f}/s, {(len(todo) - n - 1) / rate / 60:.0f} min left)"
+                    f"search: {total - len(tasks) + n + 1}/{total} searches "
+                    f"({rate:.2f}/s, {(len(tasks) - n - 1) / rate / 60:.0f} min left)"
                 )
 
 
@@ -447,6 +462,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="positions searched in the search stage (default: all of --positions)",
+    )
+    parser.add_argument(
+        "--search-width",
+        type=int,
+        default=32,
+        help="searches run at once in the search stage, sharing one network call (32)",
     )
     parser.add_argument("--sims", type=int, default=200, help="simulations per search (200)")
     parser.add_argument("--games", type=int, default=FULL_GAMES, help="games per match (400)")
