@@ -62,7 +62,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     seeds = np.random.SeedSequence(args.seed).generate_state(args.games)
     tasks = [(i, int(s)) for i, s in enumerate(seeds)]
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    games = list(play_selfplay_games(evaluator, settings, tasks, args.games_per_worker, shared=shared))
+    games = list(
+        play_selfplay_games(evaluator, settings, tasks, args.games_per_worker, shared=shared)
+    )
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     moves = sum(len(g.moves) for g in games)
     positions = sum(g.positions for g in games)

@@ -75,7 +75,9 @@ def _search(sims: int, considered: int, seed: int = 1):
     below = MCTSConfig(policy="puct", sims=64).search_params()
     state = GoState(Rules(size=5, komi=0.5))
     state.play(12)
-    search = GumbelSearch(GumbelParams(sims=sims, considered=considered), below, evaluator, seed=seed)
+    search = GumbelSearch(
+        GumbelParams(sims=sims, considered=considered), below, evaluator, seed=seed
+    )
     steps = search.steps(state)
     batches = []
     batch = next(steps)
@@ -88,9 +90,18 @@ def _search(sims: int, considered: int, seed: int = 1):
 
 
 def test_gumbel_search_visits_values_and_target() -> None:
-    state, evaluator, result, batches = _search(sims=32, considered=8)
+    state, _evaluator, result, batches = _search(sims=32, considered=8)
     assert result.simulations == 32
-    assert sorted(result.visits[result.visits > 0].tolist(), reverse=True) == [11, 11, 3, 3, 1, 1, 1, 1]
+    assert sorted(result.visits[result.visits > 0].tolist(), reverse=True) == [
+        11,
+        11,
+        3,
+        3,
+        1,
+        1,
+        1,
+        1,
+    ]
     # one batch per round of sequential halving: the root, 8 leaves, then 4, 4, 2, 2...
     assert batches[0] == 1 and batches[1] == 8 and len(batches) == 1 + 1 + 2 + 5 + 3
     assert result.visits[result.action] == 11

@@ -143,7 +143,9 @@ def test_run_trains_gates_and_resumes_after_a_kill(tmp_path) -> None:
     assert [r["generation"] for r in rows] == [1, 2] and rows[1]["total_games"] == 6
     assert manifest.data["totals"]["games"] == 6
     assert sum(s["games"] for s in manifest.data["starts"]) == 6
-    assert manifest.data["totals"]["positions"] == sum(s["positions"] for s in manifest.data["starts"])
+    assert manifest.data["totals"]["positions"] == sum(
+        s["positions"] for s in manifest.data["starts"]
+    )
     assert [s["status"] for s in manifest.data["starts"]] == ["interrupted", "done"]
     assert load_checkpoint(out / "state.pt").train["trained_generation"] == 2
     assert (out / "losses.png").exists() and (out / "elo.png").exists()
@@ -165,10 +167,51 @@ def test_budget_stops_a_start_cleanly(tmp_path) -> None:
 def test_selfplay_command_and_paper_preset(tmp_path, capsys) -> None:
     assert NetConfig.preset("paper-9x9") == NetConfig(blocks=4, filters=32, history=5)
     status = gomcts(
-        ["train", "selfplay", "--out", str(tmp_path / "cli"), "--size", "5", "--history", "2"]
-        + "--komi 0.5 --max-moves 12 --generations 1 --games 2 --sims 2 --fast-sims 1".split()
-        + "--considered 2 --train-steps 1 --batch-size 4 --gate-sims 1 --gate-games 2".split()
-        + "--book-size 1 --ladder-every 0 --quiet --evaluator net:symmetry=none".split()
+        [
+            "train",
+            "selfplay",
+            "--out",
+            str(tmp_path / "cli"),
+            "--size",
+            "5",
+            "--history",
+            "2",
+            *[
+                "--komi",
+                "0.5",
+                "--max-moves",
+                "12",
+                "--generations",
+                "1",
+                "--games",
+                "2",
+                "--sims",
+                "2",
+                "--fast-sims",
+                "1",
+            ],
+            *[
+                "--considered",
+                "2",
+                "--train-steps",
+                "1",
+                "--batch-size",
+                "4",
+                "--gate-sims",
+                "1",
+                "--gate-games",
+                "2",
+            ],
+            *[
+                "--book-size",
+                "1",
+                "--ladder-every",
+                "0",
+                "--quiet",
+                "--evaluator",
+                "net:symmetry=none",
+            ],
+        ]
     )
     assert status == 0
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["status"] == "done"
@@ -178,3 +221,43 @@ def test_selfplay_command_and_paper_preset(tmp_path, capsys) -> None:
     assert config["evaluator"] == "net:symmetry=none"
     with pytest.raises(ValueError, match="evaluator must be a 'net'"):
         _config(evaluator="rollout")
+
+
+def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
+    from agents.nets.training.pilot import main as pilot
+
+    args = [str(tmp_path / "pilot"), "--tiny", "--size", "5", "--minutes", "0.01"]
+    args += [
+        "--eval-games",
+        "2",
+        "--arms",
+        "gumbel-cap,puct-full",
+        "--set",
+        "komi=0.5",
+        "--set",
+        "max_moves=12",
+    ]
+    args += ["--set", "games=2", "--set", "sims=2", "--set", "fast_sims=1", "--set", "considered=2"]
+    args += [
+        "--set",
+        "gate_games=2",
+        "--set",
+        "gate_sims=1",
+        "--set",
+        "book_size=1",
+        "--set",
+        "ladder_every=0",
+    ]
+    assert pilot(args) == 0
+    summary = json.loads((tmp_path / "pilot" / "summary.json").read_text())
+    assert [r["arm"] for r in summary["arms"]] == ["gumbel-cap", "puct-full"]
+    assert (
+        summary["matches"][0]["wins_a"]
+        + summary["matches"][0]["losses_a"]
+        + summary["matches"][0]["draws"]
+        == 2
+    )
+    config = Manifest.load(tmp_path / "pilot" / "puct-full" / "manifest.json").data["config"]
+    assert config["search"] == "puct" and config["full_share"] == 1.0
+    with pytest.raises(SystemExit, match="unknown field"):
+        pilot([str(tmp_path / "p2"), "--set", "sims2=3"])

@@ -47,7 +47,7 @@ import numpy as np
 
 from agents.mcts.evaluators import Evaluator, LeafBatch
 from agents.mcts.params import SearchParams
-from agents.mcts.search import Search
+from agents.mcts.search import Search, SearchSteps
 from go_env.state import Color, GoState
 
 __all__ = [
@@ -105,9 +105,7 @@ def sequential_halving_visits(m: int, n: int) -> list[int]:
     return counts
 
 
-def mixed_value(
-    root_value: float, priors: np.ndarray, q: np.ndarray, visits: np.ndarray
-) -> float:
+def mixed_value(root_value: float, priors: np.ndarray, q: np.ndarray, visits: np.ndarray) -> float:
     """``v_mix`` of [DGSS22] Appendix D, eq. 33 (see the module docstring).
 
     Args:
@@ -367,7 +365,7 @@ class GumbelSearch:
         self, chosen: list[_Child], root: GoState, compiled: object, actions: list[int]
     ) -> Generator[LeafBatch, Evaluation, None]:
         """One simulation below each chosen action, their leaves evaluated in one batch."""
-        waiting: list[tuple[_Child, Generator[LeafBatch, Evaluation, object], LeafBatch, int]] = []
+        waiting: list[tuple[_Child, SearchSteps, LeafBatch, int]] = []
         for child, action in zip(chosen, actions, strict=True):
             child.visits += 1
             if child.search is None:

@@ -130,9 +130,7 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         default = fields[name].default
         kind: Any = type(default) if default is not None else int
         if name == "search":
-            parser.add_argument(
-                "--search", choices=("gumbel", "puct"), default=default, help=text
-            )
+            parser.add_argument("--search", choices=("gumbel", "puct"), default=default, help=text)
             continue
         parser.add_argument(
             "--" + name.replace("_", "-"),
@@ -140,7 +138,9 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
             default=default,
             help=f"{text} (default {default})",
         )
-    parser.add_argument("--init", default=None, help="checkpoint to start from (default: none, tabula rasa)")
+    parser.add_argument(
+        "--init", default=None, help="checkpoint to start from (default: none, tabula rasa)"
+    )
     parser.add_argument(
         "--budget-minutes",
         type=float,

@@ -103,6 +103,7 @@ def load_or_draw_book(out: Path, config: SelfPlayConfig) -> tuple[tuple[int, ...
     book = draw_balanced_book(rules, value_fn, count=config.book_size, seed=BOOK_SEED)
     openings = [list(e.moves) for e in book.entries]
     text = json.dumps({"kind": kind, "seed": BOOK_SEED, "openings": openings})
+    out.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(".book.json.tmp")
     tmp.write_text(text + "\n")
     tmp.replace(path)

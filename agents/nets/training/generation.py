@@ -92,9 +92,7 @@ class GameSettings:
         if not 0.0 < self.full_share <= 1.0:
             raise ValueError(f"full_share must be in (0, 1], got {self.full_share}")
         if self.fast_sims > self.sims:
-            raise ValueError(
-                f"fast_sims ({self.fast_sims}) must not exceed sims ({self.sims})"
-            )
+            raise ValueError(f"fast_sims ({self.fast_sims}) must not exceed sims ({self.sims})")
 
     def puct(self, sims: int, noise: bool, seed: int) -> MCTSConfig:
         """The PUCT search of ``sims`` simulations (with or without root noise)."""

@@ -1,4 +1,4 @@
-"""Self-play reinforcement learning at scale, resumable over many starts (``gomcts train selfplay``).
+"""Self-play reinforcement learning at scale, resumed over many starts (``gomcts train selfplay``).
 
 A run is a sequence of **generations** (AlphaGo Zero's loop: David Silver et al., *Mastering the
 game of Go without human knowledge*, Nature 2017). Generation ``g``:
@@ -83,7 +83,9 @@ def game_seed(seed: int, generation: int, index: int) -> int:
 def _evaluator(config: SelfPlayConfig, model: str, generation: int, first: int) -> Any:
     from agents.mcts.evaluator_plugins import make_evaluator
 
-    seed = int(np.random.SeedSequence([config.seed, generation, first, 0xE7A1]).generate_state(1)[0])
+    seed = int(
+        np.random.SeedSequence([config.seed, generation, first, 0xE7A1]).generate_state(1)[0]
+    )
     return make_evaluator(config.evaluator_spec(model)).build(seed=seed)
 
 
@@ -427,7 +429,10 @@ class _Run:
             "total_positions": positions,
             "cpu_seconds": self.manifest.data["totals"]["cpu_seconds"],
         }
-        row = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        row = {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in row.items()
+        }
         metrics = self.out / "metrics.jsonl"
         rows = [r for r in _read_rows(metrics) if r["generation"] < g]
         metrics.write_text("".join(json.dumps(r) + "\n" for r in rows))

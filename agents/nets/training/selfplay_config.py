@@ -20,8 +20,11 @@ from go_env.rules import Rules
 
 __all__ = ["RUNTIME_FIELDS", "SelfPlayConfig"]
 
-RUNTIME_FIELDS = frozenset({"generations", "workers", "games_per_worker", "device", "threads"})
-"""Fields a resumed run may change."""
+RUNTIME_FIELDS = frozenset(
+    {"generations", "games", "workers", "games_per_worker", "device", "threads"}
+)
+"""Fields a resumed run may change (``games``: the next generations' length, e.g. to fit a
+generation into a session; the generation in progress plays up to the new number)."""
 
 
 @dataclass(frozen=True, kw_only=True)
