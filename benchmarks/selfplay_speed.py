@@ -16,8 +16,8 @@ trained one for the numbers of a running run.
 Usage::
 
     python benchmarks/selfplay_speed.py --quick
-    python benchmarks/selfplay_speed.py --games 16 --games-per-worker 16 --search gumbel \
-        --sims 32 --fast-sims 8 --full-share 0.25 --json runs/bench/selfplay.json
+    python benchmarks/selfplay_speed.py --json runs/bench/selfplay.json   # the run's defaults
+    python benchmarks/selfplay_speed.py --search puct --full-share 1 --model runs/x/best.pt
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from agents.nets.evaluator import NetEvaluator
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.generation import GameSettings, play_selfplay_games
+from agents.nets.training.selfplay_config import SelfPlayConfig
 from go_env.rules import Rules
 
 
@@ -96,13 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=9, help="board size of a random network")
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--max-moves", type=int, default=None, help="move cap (default 2*N*N)")
-    parser.add_argument("--search", choices=("gumbel", "puct"), default="gumbel")
-    parser.add_argument("--sims", type=int, default=32)
-    parser.add_argument("--fast-sims", type=int, default=8)
-    parser.add_argument("--full-share", type=float, default=0.25)
-    parser.add_argument("--considered", type=int, default=16)
+    run = SelfPlayConfig()  # the defaults of gomcts train selfplay
+    parser.add_argument("--search", choices=("gumbel", "puct"), default=run.search)
+    parser.add_argument("--sims", type=int, default=run.sims)
+    parser.add_argument("--fast-sims", type=int, default=run.fast_sims)
+    parser.add_argument("--full-share", type=float, default=run.full_share)
+    parser.add_argument("--considered", type=int, default=run.considered)
     parser.add_argument("--games", type=int, default=16)
-    parser.add_argument("--games-per-worker", type=int, default=16)
+    parser.add_argument("--games-per-worker", type=int, default=run.games_per_worker)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the result to this file")
     args = parser.parse_args(argv)

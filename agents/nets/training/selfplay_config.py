@@ -2,8 +2,8 @@
 
 Everything that decides the games and the networks is a field of :class:`SelfPlayConfig`;
 a resumed run must have the same fields (:meth:`SelfPlayConfig.check_resume`), except those
-in :data:`RUNTIME_FIELDS`, which say how much to do and with what machine, and may change
-from one start to the next (more generations, more workers on a bigger machine).
+in :data:`RUNTIME_FIELDS`, which may change from one start to the next (more generations,
+more workers on a bigger machine, a stricter gate).
 """
 
 from __future__ import annotations
@@ -21,10 +21,28 @@ from go_env.rules import Rules
 __all__ = ["RUNTIME_FIELDS", "SelfPlayConfig"]
 
 RUNTIME_FIELDS = frozenset(
-    {"generations", "games", "workers", "games_per_worker", "device", "threads"}
+    {
+        "generations",
+        "games",
+        "workers",
+        "games_per_worker",
+        "device",
+        "threads",
+        "gate_games",
+        "gate_elo0",
+        "gate_elo1",
+        "gate_alpha",
+        "gate_beta",
+        "ladder_games",
+        "ladder_every",
+        "ladder_gnugo",
+    }
 )
-"""Fields a resumed run may change (``games``: the next generations' length, e.g. to fit a
-generation into a session; the generation in progress plays up to the new number)."""
+"""Fields a resumed run may change: how much to do, with what machine, and how strictly to
+judge (``games``: the next generations' length, e.g. to fit a generation into a session; the
+generation in progress plays up to the new number; the gate's test, e.g. a smaller
+``gate_elo1`` with more ``gate_games`` once the gains per generation shrink). The book, the
+fixed N of the gate and ladder, the searches and the training stay as the run began."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,10 +96,10 @@ class SelfPlayConfig:
     komi: float = 7.5
     max_moves: int | None = None
     generations: int = 100
-    games: int = 64
+    games: int = 2000
     search: Literal["gumbel", "puct"] = "gumbel"
-    sims: int = 32
-    fast_sims: int = 8
+    sims: int = 64
+    fast_sims: int = 16
     full_share: float = 0.25
     considered: int = 16
     c_visit: float = 50.0
@@ -91,18 +109,18 @@ class SelfPlayConfig:
     noise_weight: float = 0.25
     temperature_moves: int = 8
     window: int = 4
-    train_steps: int = 300
+    train_steps: int = 1000
     batch_size: int = 64
     lr: float = 1e-3
     weight_decay: float = 1e-4
-    gate_sims: int = 32
+    gate_sims: int = 64
     gate_games: int = 100
     gate_elo0: float = 0.0
     gate_elo1: float = 50.0
     gate_alpha: float = 0.05
     gate_beta: float = 0.1
     book_size: int = 50
-    ladder_games: int = 20
+    ladder_games: int = 40
     ladder_every: int = 5
     ladder_gnugo: str = ""
     init: str | None = None
