@@ -221,6 +221,8 @@ def test_selfplay_command_and_paper_preset(tmp_path, capsys) -> None:
     assert config["evaluator"] == "net:symmetry=none"
     with pytest.raises(ValueError, match="evaluator must be a 'net'"):
         _config(evaluator="rollout")
+    with pytest.raises(ValueError, match="bogus"):
+        _config(evaluator="net:bogus=1")
 
 
 def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:

@@ -35,8 +35,8 @@ __all__ = ["anchors", "run_ladder"]
 def anchors(config: SelfPlayConfig, out: Path) -> dict[str, str]:
     """The ladder's anchors: name -> agent spec."""
     found: dict[str, str] = {}
-    if config.net.size == 9 and shipped_model_path().exists():
-        found["supervised"] = config.agent_spec(str(shipped_model_path()), "supervised")
+    if config.net.size == 9 and shipped_model_path().exists():  # "default": portable
+        found["supervised"] = config.agent_spec("default", "supervised")
     found["initial"] = config.agent_spec(str(out / "nets" / "gen-0000.pt"), "initial")
     if config.ladder_gnugo:
         command = config.ladder_gnugo.replace('"', "'")

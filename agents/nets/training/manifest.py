@@ -9,8 +9,9 @@ to a temporary file that replaces the old one (``os.replace`` is atomic), so a k
 either the old or the new manifest, never a torn one.
 
 The games themselves are the source of truth for the game counts: a kill between a game's
-append and the next manifest write loses no game, and the counts are taken again from the
-game files (:meth:`Manifest.count_games`) whenever a generation's games are read.
+append and the next manifest write loses no game, and when a generation ends its games and
+positions are counted from its file (:meth:`Manifest.count_games` sets the totals from the
+finished generations' rows), so the totals do not depend on where earlier starts stopped.
 """
 
 from __future__ import annotations

@@ -113,15 +113,6 @@ def _games_of(out: Path, generation: int) -> GameFile:
     return GameFile(out / "games" / f"gen-{generation:04d}.jsonl")
 
 
-def _count_all(out: Path, upto: int) -> tuple[int, int]:
-    games = positions = 0
-    for g in range(1, upto + 1):
-        records = _games_of(out, g).read()
-        games += len(records)
-        positions += sum(r.positions for r in records.values())
-    return games, positions
-
-
 class _Run:
     """One start of a run (see the module docstring)."""
 
@@ -415,7 +406,9 @@ class _Run:
         records = _games_of(self.out, g).read().values()
         current = dict(self.manifest.data.pop("current", {}))
         current.pop("ladder", None)
-        games, positions = _count_all(self.out, g)
+        before = [r for r in self.manifest.data["generations"] if r["generation"] < g]
+        games = sum(r["games"] for r in before) + len(records)
+        positions = sum(r["positions"] for r in before) + sum(r.positions for r in records)
         self.manifest.count_games(games, positions)
         row = {
             "generation": g,

@@ -161,6 +161,9 @@ class SelfPlayConfig:
                 f"evaluator must be a 'net' evaluator spec (e.g. 'net:symmetry=random'), "
                 f"got {self.evaluator!r}"
             )
+        from agents.mcts.evaluator_plugins import make_evaluator
+
+        make_evaluator(self.evaluator_spec("default"))  # a bad option fails here, not later
         check_threads(self.threads)
         self.settings()  # validates the search fields
         self.rules  # noqa: B018 - validates komi and the move cap
