@@ -240,6 +240,7 @@ def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
         "max_moves=12",
     ]
     args += ["--set", "games=2", "--set", "sims=2", "--set", "fast_sims=1", "--set", "considered=2"]
+    args += ["--set", "train_steps=1"]
     args += [
         "--set",
         "gate_games=2",
