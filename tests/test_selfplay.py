@@ -264,3 +264,19 @@ def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
     assert config["search"] == "puct" and config["full_share"] == 1.0
     with pytest.raises(SystemExit, match="unknown field"):
         pilot([str(tmp_path / "p2"), "--set", "sims2=3"])
+
+
+def test_a_run_can_start_from_a_checkpoint(tmp_path) -> None:
+    torch.manual_seed(5)
+    start = save_checkpoint(tmp_path / "start.pt", PolicyValueNet(TINY))
+    out = tmp_path / "run"
+    assert run_selfplay(out, _config(init=str(start)), budget_minutes=1e-6) == "budget"
+    first = load_checkpoint(out / "nets" / "gen-0000.pt")
+    weights = load_checkpoint(start).weights
+    assert all(torch.equal(first.weights[k], weights[k]) for k in weights)
+    assert Manifest.load(out / "manifest.json").data["origin"] == f"from {start}"
+    other = save_checkpoint(
+        tmp_path / "other.pt", PolicyValueNet(NetConfig(size=5, blocks=1, filters=4))
+    )
+    with pytest.raises(ValueError, match="same --preset"):
+        run_selfplay(tmp_path / "run2", _config(init=str(other)), budget_minutes=1e-6)

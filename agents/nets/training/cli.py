@@ -139,7 +139,9 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
             help=f"{text} (default {default})",
         )
     parser.add_argument(
-        "--init", default=None, help="checkpoint to start from (default: none, tabula rasa)"
+        "--init",
+        default=None,
+        help="checkpoint to start from, 'default' for the shipped one (default: tabula rasa)",
     )
     parser.add_argument(
         "--budget-minutes",

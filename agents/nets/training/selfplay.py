@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.nets.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets.checkpoint import load_checkpoint, resolve_model_path, save_checkpoint
 from agents.nets.evaluator import resolve_device
 from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
@@ -152,7 +152,7 @@ class _Run:
         config = self.config
         rng = seed_everything(config.seed)
         if config.init:
-            net = load_checkpoint(config.init).build(self.device)
+            net = load_checkpoint(resolve_model_path(config.init)).build(self.device)
             if net.config != config.net:
                 raise ValueError(
                     f"--init {config.init} is a {net.config}, not the run's {config.net}; "
