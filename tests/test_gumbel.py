@@ -109,7 +109,10 @@ def test_gumbel_search_visits_values_and_target() -> None:
     assert result.policy[~legal].sum() == 0 and result.policy.sum() == pytest.approx(1.0)
     # the target is softmax(log prior + sigma(completed Q)) of the returned statistics
     logits = np.where(legal, np.log(np.maximum(result.priors, 1e-30)), -np.inf)
-    s = sigma(result.q, result.visits, legal, c_visit=50.0, c_scale=1.0, rescale=True)
+    params = GumbelParams()
+    s = sigma(
+        result.q, result.visits, legal, c_visit=params.c_visit, c_scale=params.c_scale, rescale=True
+    )
     assert result.policy == pytest.approx(improved_policy(logits, s, legal))
     # unvisited legal actions carry the mixed value
     v_mix = mixed_value(result.root_value, result.priors, result.q, result.visits)

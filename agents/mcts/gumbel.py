@@ -174,7 +174,7 @@ class GumbelParams:
         sims: Simulations ``n`` per search (the root's evaluation not counted).
         considered: Actions ``m`` sampled by Gumbel-top-k (at most the legal ones and ``n``).
         c_visit: ``c_visit`` of ``sigma`` ([DGSS22] uses 50).
-        c_scale: ``c_scale`` of ``sigma``.
+        c_scale: ``c_scale`` of ``sigma`` (0.1, the default of the authors' mctx library).
         rescale: Rescale the completed Q-values to ``[0, 1]`` before ``sigma``.
         noise: Draw the Gumbel variables (``False``: all zero, a deterministic search, e.g. for
             evaluation).
@@ -183,7 +183,7 @@ class GumbelParams:
     sims: int = 32
     considered: int = 16
     c_visit: float = 50.0
-    c_scale: float = 1.0
+    c_scale: float = 0.1
     rescale: bool = True
     noise: bool = True
 

@@ -76,7 +76,7 @@ class GameSettings:
     full_share: float = 0.25
     considered: int = 16
     c_visit: float = 50.0
-    c_scale: float = 1.0
+    c_scale: float = 0.1
     c: float = 1.0
     noise_alpha: float = 0.15
     noise_weight: float = 0.25
