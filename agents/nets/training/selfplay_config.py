@@ -96,7 +96,7 @@ class SelfPlayConfig:
     komi: float = 7.5
     max_moves: int | None = None
     generations: int = 100
-    games: int = 2000
+    games: int = 2500
     search: Literal["gumbel", "puct"] = "gumbel"
     sims: int = 64
     fast_sims: int = 16
