@@ -280,3 +280,18 @@ def test_a_run_can_start_from_a_checkpoint(tmp_path) -> None:
     )
     with pytest.raises(ValueError, match="same --preset"):
         run_selfplay(tmp_path / "run2", _config(init=str(other)), budget_minutes=1e-6)
+
+
+def test_selfplay_speed_benchmark_quick(tmp_path, capsys) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "selfplay_speed.py"
+    spec = importlib.util.spec_from_file_location("selfplay_speed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--quick", "--size", "5", "--json", str(tmp_path / "b.json")]) == 0
+    result = json.loads((tmp_path / "b.json").read_text())
+    assert result["games"] == 2 and result["positions"] > 0
+    assert 0 < result["network_share"] <= result["evaluation_share"] <= 1
