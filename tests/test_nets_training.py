@@ -14,10 +14,9 @@ from agents.cli import main as gomcts
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.training.data import examples_from_record, load_sgf_dir, result_value, sample_batch
-from agents.nets.training.gating import arena_gate
 from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.training.replay import ReplayBuffer
-from agents.nets.training.selfplay import SelfPlayConfig, train_selfplay
+from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.step import train_step
 from agents.nets.training.supervised import SupervisedConfig, held_out_losses, train_supervised
 from go_env.sgf import load_sgf, record_from_state, save_sgf
@@ -208,59 +207,6 @@ def test_replay_buffer_ring_and_round_trip(tmp_path):
     assert np.array_equal(again.values, buffer.values)
     with pytest.raises(ValueError, match="empty"):
         ReplayBuffer(3, (3, 5, 5)).sample(1, np.random.default_rng(0))
-
-
-def test_self_play_runs_gates_and_resumes(tmp_path):
-    config = SelfPlayConfig(
-        net=TINY,
-        komi=0.5,
-        max_moves=16,
-        iterations=2,
-        games=2,
-        sims=8,
-        batch=4,
-        train_steps=2,
-        batch_size=8,
-        eval_games=2,
-        eval_sims=4,
-        promote=0.0,  # always promote: exercises the copy
-        seed=1,
-    )
-    out = tmp_path / "rl"
-    best = train_selfplay(out, config, gate=arena_gate)
-    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().split("\n") if x]
-    assert [r["iteration"] for r in rows] == [1, 2]
-    assert all(r["games"] == 2 and r["promoted"] for r in rows)
-    assert (out / "arena" / "iter-0002.jsonl").exists() and (out / "winrates.png").exists()
-    assert load_checkpoint(best).meta["iteration"] == 2
-    train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "iterations": 3}), gate=arena_gate)
-    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().split("\n") if x]
-    assert [r["iteration"] for r in rows] == [1, 2, 3]
-    assert rows[2]["positions"] > rows[1]["positions"]
-    with pytest.raises(ValueError, match="another self-play run"):
-        train_selfplay(out, SelfPlayConfig(**{**config.__dict__, "sims": 9}), gate=arena_gate)
-
-
-def test_the_gate_plays_its_games_together_with_the_same_moves(tmp_path, monkeypatch):
-    from agents.matches.results import read_results
-    from agents.nets.training import gating
-
-    torch.manual_seed(0)
-    candidate = save_checkpoint(tmp_path / "candidate.pt", PolicyValueNet(TINY))
-    best = save_checkpoint(tmp_path / "best.pt", PolicyValueNet(TINY))
-    config = SelfPlayConfig(
-        net=TINY, komi=0.5, max_moves=16, eval_games=6, eval_sims=8, batch=1, seed=3
-    )
-    together = arena_gate(candidate, best, 1, config, tmp_path / "together")
-    monkeypatch.setattr(gating, "GAMES_AT_ONCE", 1)
-    alone = arena_gate(candidate, best, 1, config, tmp_path / "alone")
-    assert together == alone and together["games"] == 6
-
-    def moves(folder):
-        _, games = read_results(folder / "arena" / "iter-0001.jsonl")
-        return {i: list(g.moves) for i, g in games.items()}
-
-    assert moves(tmp_path / "together") == moves(tmp_path / "alone")
 
 
 def test_train_command(sgf_dir, tmp_path, capsys):
