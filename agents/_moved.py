@@ -3,7 +3,9 @@
 Issue 16 gave the packages names for what they hold: arena matches and their statistics moved
 from ``tuning`` to :mod:`agents.matches`, network training from ``agents.nets`` and ``tuning``
 to :mod:`agents.nets.training`, and dead-stone scoring from ``agents.gtp`` to
-:mod:`go_env.dead_stones`. :data:`MOVED` maps every old module name to its new one.
+:mod:`go_env.dead_stones`. Issue 28 put the flat modules of ``tuning`` into the subpackages
+:mod:`tuning.studies`, :mod:`tuning.samplers` and :mod:`tuning.reproduction`. :data:`MOVED`
+maps every old module name to its new one.
 
 :class:`MovedModuleFinder` is a meta-path finder (PEP 451) that answers only for the old
 names: importing one emits a :class:`DeprecationWarning` naming the new path and binds the old
@@ -44,6 +46,21 @@ MOVED: dict[str, str] = {
     "agents.nets.plots": "agents.nets.training.plots",
     "agents.gtp.scoring": "go_env.dead_stones",
     "agents.matches.book_cli": "agents.nets.book_cli",
+    "tuning.noise": "tuning.samplers.noise",
+    "tuning.noisy_gp": "tuning.samplers.noisy_gp",
+    "tuning.simulation": "tuning.samplers.simulation",
+    "tuning.objective": "tuning.studies.objective",
+    "tuning.trap_objective": "tuning.studies.trap_objective",
+    "tuning.study_outputs": "tuning.studies.outputs",
+    "tuning.study": "tuning.studies.study",
+    "tuning.resume": "tuning.studies.resume",
+    "tuning.storage": "tuning.studies.storage",
+    "tuning.trial_bar": "tuning.studies.trial_bar",
+    "tuning.tune_cli": "tuning.studies.cli",
+    "tuning.plan": "tuning.reproduction.plan",
+    "tuning.repro_table": "tuning.reproduction.table",
+    "tuning.reproduce_cli": "tuning.reproduction.cli",
+    "tuning.reproduce": "tuning.reproduction.runner",
 }
 
 

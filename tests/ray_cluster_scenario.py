@@ -75,7 +75,7 @@ def study_record(config) -> dict:
     whether the trial was pruned as surplus: two drivers can both start the last trial)."""
     from optuna.trial import TrialState
 
-    from tuning.study import load_study
+    from tuning.studies.study import load_study
 
     trials = load_study(config).trials
     done = {
@@ -262,7 +262,7 @@ def main(out: Path) -> int:
         again = results.read_text().splitlines()
         report["resumed_file_indices"] = [json.loads(line)["index"] for line in again[1:]]
         # A study on the cluster: two tuning drivers, trials and verification on Ray.
-        from tuning.study import run_study
+        from tuning.studies.study import run_study
 
         study = study_config(Path(temp) / "study", ADDRESS)
         start = time.time()

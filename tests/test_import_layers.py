@@ -34,7 +34,7 @@ FORBIDDEN = {
 CONFINED: dict[str, tuple[str, ...]] = {
     # Networks live in agents.nets; the one other user is the noise-aware GP sampler of the
     # studies (BoTorch is built on torch; docs/decisions/016-noise-aware-gp.md).
-    "torch": ("agents.nets", "tuning.noisy_gp"),
+    "torch": ("agents.nets", "tuning.samplers.noisy_gp"),
     "optuna": ("tuning",),
     # Ray (the optional `cluster` extra) is behind one Executor (docs/decisions/017).
     "ray": ("agents.matches.ray_pool",),

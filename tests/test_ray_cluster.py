@@ -119,7 +119,7 @@ def test_match_on_two_nodes_survives_a_dead_node(tmp_path):
 
     # A study whose two drivers played their trials on the cluster: the same trials as one
     # driver playing them on this machine.
-    from tuning.study import run_study
+    from tuning.studies.study import run_study
 
     study = scenario.study_config(tmp_path / "study", None, jobs=1)
     run_study(study, progress=None, outputs=False)
@@ -157,7 +157,7 @@ def test_arena_cli_without_ray_says_how_to_install_it(monkeypatch, tmp_path, cap
 
 def test_tune_cli_ray_option(monkeypatch, tmp_path, capsys):
     from agents.cli import build_parser, main
-    from tuning.tune_cli import config_from_args
+    from tuning.studies.cli import config_from_args
 
     def config(*args: str):
         return config_from_args(build_parser().parse_args(["tune", "monotone", *args]))

@@ -1,4 +1,4 @@
-"""Experiment plans and `gomcts reproduce` (tuning/plan.py, tuning/reproduce.py)."""
+"""Experiment plans and `gomcts reproduce` (tuning/reproduction/plan.py, runner.py)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from agents.cli import main
 from agents.matches.results import read_results
 from agents.mcts.backups import BACKUPS
 from agents.mcts.backups.softmax import SoftmaxBackup
-from tuning.plan import PlanError, load_plan
-from tuning.repro_table import BEGIN, END
-from tuning.reproduce import (
+from tuning.reproduction.plan import PlanError, load_plan
+from tuning.reproduction.runner import (
     RowChangedError,
     RowWaitingError,
     arena_command,
     match_config,
     run_plan,
 )
+from tuning.reproduction.table import BEGIN, END
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,7 +130,7 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
     run_plan(plan, workers=1, say=lines.append)
     assert "14/14 games already played" in lines[0]  # 4 + 4 + 2 trials x 2 + 2
     # a finished study whose trials stopped early played fewer games: none of them is left
-    import tuning.reproduce as reproduce_module
+    import tuning.reproduction.runner as reproduce_module
 
     real_played = reproduce_module.played_games
     monkeypatch.setattr(
@@ -147,7 +147,7 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
 def test_a_started_row_without_games_shows_no_paired_test(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tuning.repro_table import write_table
+    from tuning.reproduction.table import write_table
 
     path = write_plan(tmp_path, MATCHES, games=2)
     monkeypatch.chdir(tmp_path)
@@ -202,8 +202,8 @@ def test_a_match_started_by_hand_with_the_printed_command_is_adopted(
 def test_a_running_study_shows_its_trials_so_far(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tuning.repro_table import write_table
-    from tuning.reproduce import study_so_far
+    from tuning.reproduction.runner import study_so_far
+    from tuning.reproduction.table import write_table
 
     monkeypatch.chdir(tmp_path)
     plan = load_plan(write_plan(tmp_path, STUDY))
@@ -332,7 +332,7 @@ def test_the_shipped_plan_loads_and_names_the_setting() -> None:
 
 
 def test_progress_lines_estimate_the_time_left() -> None:
-    from tuning.reproduce import PlanProgress
+    from tuning.reproduction.runner import PlanProgress
 
     lines: list[str] = []
     progress = PlanProgress(
@@ -351,7 +351,7 @@ def test_progress_lines_estimate_the_time_left() -> None:
 
 def test_the_time_left_weighs_games_by_their_simulations() -> None:
     """Games left at N = 800 take four times those at N = 200 (the plan's re-check row)."""
-    from tuning.reproduce import PlanProgress
+    from tuning.reproduction.runner import PlanProgress
 
     lines: list[str] = []
     progress = PlanProgress(
@@ -369,7 +369,7 @@ def test_a_retried_trial_and_its_origin_count_their_games_once() -> None:
     import optuna
     from optuna.trial import TrialState
 
-    from tuning.reproduce import _study_games
+    from tuning.reproduction.runner import _study_games
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study()
@@ -387,7 +387,7 @@ def test_a_retried_trial_and_its_origin_count_their_games_once() -> None:
 
 def test_progress_counts_the_games_in_play_as_half_played() -> None:
     """64 games at once: the first to finish took one game's wall time, not 64 games' time."""
-    from tuning.reproduce import PlanProgress
+    from tuning.reproduction.runner import PlanProgress
 
     lines: list[str] = []
     progress = PlanProgress(

@@ -11,9 +11,9 @@ import pytest
 
 from agents.cli import main
 from agents.traps import TrapSearch, TrapTreeConfig, tree_seed
-from tuning.objective import SEED_TRIAL
 from tuning.search_spaces import make_space
-from tuning.trap_objective import (
+from tuning.studies.objective import SEED_TRIAL
+from tuning.studies.trap_objective import (
     TrapObjective,
     TrapObjectiveConfig,
     trap_seed,
@@ -115,9 +115,9 @@ def test_tune_command_runs_a_study_on_trap_trees(
 def test_a_trap_study_continues_from_plain_python_with_its_own_objective(
     tmp_path: Path,
 ) -> None:
-    from tuning.noisy_gp import NoisyGPSampler
-    from tuning.resume import load_objective, load_study, study_config
-    from tuning.study import StudyConfig, run_study
+    from tuning.samplers.noisy_gp import NoisyGPSampler
+    from tuning.studies.resume import load_objective, load_study, study_config
+    from tuning.studies.study import StudyConfig, run_study
 
     traps = TrapObjectiveConfig(trees=TINY, sims=30, n_trees=5, verify_trees=4)
     config = StudyConfig(

@@ -12,11 +12,10 @@ import pytest
 from optuna.distributions import FloatDistribution
 
 from tuning import noisy_gp
-from tuning.noise import VARIANCE_ATTR, record_noise, trial_variance, winrate_variance
-from tuning.noisy_gp import NoisyGPSampler, posterior_at_trials, recommend
 from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler, proposed_by_model
-from tuning.search_spaces import make_space
-from tuning.simulation import (
+from tuning.samplers.noise import VARIANCE_ATTR, record_noise, trial_variance, winrate_variance
+from tuning.samplers.noisy_gp import NoisyGPSampler, posterior_at_trials, recommend
+from tuning.samplers.simulation import (
     SimulationConfig,
     TrueWinrate,
     run_simulation,
@@ -24,6 +23,7 @@ from tuning.simulation import (
     summarize,
     write_outputs,
 )
+from tuning.search_spaces import make_space
 
 X = {"x": FloatDistribution(0.0, 1.0)}
 

@@ -4,7 +4,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from tuning.objective import (
+from tuning.studies.objective import (
     SEED_TRIAL,
     SEED_VERIFY,
     WilsonPruner,

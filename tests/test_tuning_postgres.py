@@ -16,7 +16,7 @@ from postgres_support import PostgresServer, require_postgres, start_postgres
 from go_env.rules import Rules
 from tuning.samplers import proposed_by_model
 from tuning.search_spaces import make_space
-from tuning.study import StudyConfig, load_study
+from tuning.studies.study import StudyConfig, load_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,7 @@ def test_two_workers_share_a_study_without_losing_or_duplicating_trials(
         cmd = [
             sys.executable,
             "-m",
-            "tuning.tune_cli",
+            "tuning.studies.cli",
             *args,
             "--out",
             str(tmp_path / f"w{worker}"),

@@ -15,9 +15,9 @@ from optuna.trial import TrialState
 from study_support import tiny_study
 
 from go_env.rules import Rules
-from tuning.objective import process_identity
 from tuning.search_spaces import make_space
-from tuning.study import StudyConfig, load_study, run_study
+from tuning.studies.objective import process_identity
+from tuning.studies.study import StudyConfig, load_study, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +38,7 @@ def tune(out: Path) -> subprocess.Popen:
     cmd = [
         sys.executable,
         "-m",
-        "tuning.tune_cli",
+        "tuning.studies.cli",
         "monotone",
         "--size",
         "5",
@@ -171,7 +171,7 @@ import sys, time
 sys.path.insert(0, {tests!r})
 from pathlib import Path
 from study_support import tiny_study
-from tuning.study import load_study, recover_dead_trials
+from tuning.studies.study import load_study, recover_dead_trials
 study = load_study(tiny_study(Path({out!r}), "monotone", trials=1, verify_games=0))
 while time.time() < {start}:
     pass
@@ -214,7 +214,7 @@ def test_a_trial_started_in_a_race_for_the_last_place_is_not_played(
     """Two workers both see one trial missing; the one whose trial came second prunes it."""
     import dataclasses
 
-    import tuning.study as study_module
+    import tuning.studies.study as study_module
 
     config = tiny_study(tmp_path / "race", trials=2, verify_games=0)
     run_study(config, progress=None, outputs=False)
@@ -248,7 +248,7 @@ def test_a_trial_started_in_a_race_for_the_last_place_is_not_played(
 def test_surplus_trials_are_counted_by_number() -> None:
     import optuna
 
-    from tuning.study import surplus_trial
+    from tuning.studies.study import surplus_trial
 
     study = optuna.create_study()
     done = study.ask()

@@ -9,7 +9,7 @@ import pytest
 from optuna.storages import JournalStorage, RDBStorage
 from postgres_support import free_port
 
-from tuning.storage import StorageError, hide_password, open_storage, storage_url
+from tuning.studies.storage import StorageError, hide_password, open_storage, storage_url
 
 
 def test_locations_become_urls(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from study_support import tiny_study
 from agents.matches.results import ResultsFile
 from agents.plugins import PluginError
 from agents.registry import agent_config
-from tuning.noisy_gp import posterior_at_trials
-from tuning.study import (
+from tuning.samplers.noisy_gp import posterior_at_trials
+from tuning.studies.study import (
     StudyConfig,
     StudyIdentityError,
     TrialSeededSampler,
@@ -182,10 +182,10 @@ def test_jobs_run_trials_in_parallel_processes(
 
 
 def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) -> None:
-    from tuning.noisy_gp import NoisyGPSampler
-    from tuning.objective import Objective, WilsonPruner
-    from tuning.resume import load_objective, study_config
-    from tuning.resume import load_study as resume
+    from tuning.samplers.noisy_gp import NoisyGPSampler
+    from tuning.studies.objective import Objective, WilsonPruner
+    from tuning.studies.resume import load_objective, study_config
+    from tuning.studies.resume import load_study as resume
 
     config = tiny_study(tmp_path / "run", trials=4)
     assert config.sampler == "botorch"  # the default
@@ -196,7 +196,7 @@ def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) ->
     plain = optuna.load_study(study_name=config.name, storage=f"sqlite:///{storage}")
     assert isinstance(plain.sampler, optuna.samplers.TPESampler)
     assert isinstance(plain.pruner, optuna.pruners.MedianPruner)
-    # tuning.resume.load_study: the study's own sampler, pruner and objective
+    # tuning.studies.resume.load_study: the study's own sampler, pruner and objective
     study = resume(config.name, storage)
     assert isinstance(study.sampler, NoisyGPSampler) and study.sampler.seed == config.seed
     assert study.sampler.n_startup_trials == config.startup_trials
@@ -239,8 +239,8 @@ def test_the_noise_aware_gp_study_continues_from_plain_python(tmp_path: Path) ->
 def test_a_study_moved_with_its_folder_continues_where_it_now_is(tmp_path: Path) -> None:
     import shutil
 
-    from tuning.resume import load_objective, study_config
-    from tuning.resume import load_study as resume
+    from tuning.studies.resume import load_objective, study_config
+    from tuning.studies.resume import load_study as resume
 
     config = tiny_study(tmp_path / "made", trials=3, sampler="random")
     run_study(config, progress=None, outputs=False)
@@ -263,7 +263,7 @@ def test_an_interrupted_trial_is_not_reported_by_optuna_but_other_failures_are(
 ) -> None:
     import logging
 
-    from tuning.study import quiet_interrupts
+    from tuning.studies.study import quiet_interrupts
 
     quiet_interrupts()
     quiet_interrupts()  # once is enough: no second filter
@@ -288,7 +288,7 @@ def test_an_interrupted_trial_is_not_reported_by_optuna_but_other_failures_are(
 
 
 def test_the_summary_names_files_in_its_folder_relative_to_it(tmp_path: Path) -> None:
-    from tuning.study_outputs import StudyReport, _portable
+    from tuning.studies.outputs import StudyReport, _portable
 
     def report(storage: str, best: str) -> StudyReport:
         return StudyReport(

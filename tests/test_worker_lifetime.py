@@ -215,7 +215,7 @@ def test_optimize_runs_no_trial_after_a_stop_request(tmp_path: Path, no_stop_req
     import optuna
     from study_support import tiny_study
 
-    from tuning.study import optimize
+    from tuning.studies.study import optimize
 
     config = tiny_study(tmp_path, games=2, trials=3)
     with pytest.raises(KeyboardInterrupt):

@@ -11,7 +11,7 @@ interval (Wilson 1927; draws count half), games played of those planned, simulat
 test on the games the two candidates scored differently against the same baseline on the same
 openings (:mod:`agents.matches.paired`). A finished study row shows its complete trials, its
 recommended trial and the parameter file; a running one, given ``study_state`` (the plan
-runner's :func:`tuning.reproduce.study_so_far`), its trials so far and the best raw trial.
+runner's :func:`tuning.reproduction.runner.study_so_far`), its trials so far and the best raw trial.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tuning.plan import MatchRow, Plan, StudyRow
+from tuning.reproduction.plan import MatchRow, Plan, StudyRow
 
 
 def effective_sampler(row: StudyRow) -> str:
@@ -33,7 +33,7 @@ def effective_sampler(row: StudyRow) -> str:
     """
     from dataclasses import fields
 
-    from tuning.study import StudyConfig
+    from tuning.studies.study import StudyConfig
 
     return row.sampler if "sampler" in {f.name for f in fields(StudyConfig)} else "gp"
 

@@ -5,14 +5,14 @@ same :func:`run_study`)::
 
     from go_env.rules import Rules
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig, run_study
+    from tuning.studies.study import StudyConfig, run_study
 
     config = StudyConfig(space=make_space("softmax"), agent="mcts:sims=150",
                          rules=Rules(size=7, komi=9), games=60, trials=25, out="runs/sm7")
     report = run_study(config)
     print(report.format())
 
-A study is identified by its name in its storage (:mod:`tuning.storage`; default the SQLite
+A study is identified by its name in its storage (:mod:`tuning.studies.storage`; default the SQLite
 file ``<out>/study.db``). Everything that decides its trials (space, agents, rules, games,
 seed...) is stored with it; running the same command again continues it, and a command with
 other settings under the same name is refused. ``trials`` is the number of finished
@@ -20,7 +20,7 @@ other settings under the same name is refused. ``trials`` is the number of finis
 you like (here, or on other machines sharing a PostgreSQL URL) and each stops once the study
 has enough.
 
-Sampling (:mod:`tuning.samplers`): by default the noise-aware GP of :mod:`tuning.noisy_gp`
+Sampling (:mod:`tuning.samplers`): by default the noise-aware GP of :mod:`tuning.samplers.noisy_gp`
 (each trial's binomial variance as fixed noise, noisy expected improvement; trials still
 running on other workers are pending points), seeded with the study seed; ``sampler="gp"``
 is Optuna's ``GPSampler``, and ``"tpe"`` and ``"random"`` are there for comparison. The
@@ -33,7 +33,7 @@ seed, same results file) before it stops. A worker that dies without a word leav
 RUNNING; the next worker on the same machine sees that its process is gone, and on any
 machine Optuna's heartbeat (database storages) marks it FAIL after ``grace_period`` seconds;
 either way it is queued again. No finished game is played twice (see
-:mod:`tuning.objective`).
+:mod:`tuning.studies.objective`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,10 @@ from agents.lifetime import check_stop, die_with_parent, interrupt_once
 from agents.mcts.multi import check_width
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
-from tuning.objective import (
+from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
+from tuning.samplers import make_sampler as _named_sampler
+from tuning.search_spaces import SearchSpace
+from tuning.studies.objective import (
     PRUNE_Z,
     Objective,
     ObjectiveConfig,
@@ -75,11 +78,8 @@ from tuning.objective import (
     process_alive,
     retry_trial,
 )
-from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
-from tuning.samplers import make_sampler as _named_sampler
-from tuning.search_spaces import SearchSpace
-from tuning.storage import hide_password, open_storage, storage_url
-from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
+from tuning.studies.storage import hide_password, open_storage, storage_url
+from tuning.studies.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
@@ -133,7 +133,7 @@ class StudyConfig:
         seed: The study seed (sampler and every match seed derive from it).
         opening_moves: Random opening moves shared by the two games of a pair.
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
-        storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
+        storage: Storage location (:mod:`tuning.studies.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
         workers: Arena processes per trial (1: games run in the job's own process); with
             ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
@@ -146,7 +146,7 @@ class StudyConfig:
         verify_games: Games of the verification match of the best parameters (0: none).
         verify_workers: Arena processes of the verification match (default: all cores).
         traps: Optimise the winning-move rate on trap trees instead of arena games
-            (:mod:`tuning.trap_objective`, ``docs/traps.md``); ``None``: arena games.
+            (:mod:`tuning.studies.trap_objective`, ``docs/traps.md``); ``None``: arena games.
         ray: Play the games (trials and verification) as tasks on this Ray cluster
             (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
             docs/cluster.md) instead of local processes. Results do not depend on it.
@@ -305,7 +305,7 @@ class StudyConfig:
         """Open this study, creating it and its storage when new (:func:`load_study`).
 
         A method, so that the modules that work on a study's results
-        (:mod:`tuning.study_outputs`) need not import this one: :func:`run_study` calls them.
+        (:mod:`tuning.studies.outputs`) need not import this one: :func:`run_study` calls them.
         """
         return load_study(self, progress)
 
@@ -356,7 +356,7 @@ def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.
     """Open the study (creating it and its storage when new).
 
     Raises:
-        tuning.storage.StorageError: When the storage cannot be opened.
+        tuning.studies.storage.StorageError: When the storage cannot be opened.
         StudyIdentityError: When a study of this name has other settings.
     """
     say = progress or (lambda _: None)
@@ -659,11 +659,11 @@ def run_study(
         outputs: Write the best parameters, the plots and play the verification match.
 
     Returns:
-        A :class:`tuning.study_outputs.StudyReport` (``None`` when ``outputs`` is off).
+        A :class:`tuning.studies.outputs.StudyReport` (``None`` when ``outputs`` is off).
     """
     run_jobs(config, progress)
     if not outputs:
         return None
-    from tuning.study_outputs import finish_study
+    from tuning.studies.outputs import finish_study
 
     return finish_study(config, progress=progress)

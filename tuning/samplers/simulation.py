@@ -4,14 +4,14 @@ The objective is a known smooth function of the ``d + 1`` knot heights of a sear
 (:class:`TrueWinrate`): an anisotropic Gaussian bump in the unit cube of the box, mapped to
 winrates in ``[0.35, 0.65]``. A trial at a point of true winrate ``p`` "plays" ``n`` games:
 its value is ``Binomial(n, p) / n``, and it records its noise like a real trial
-(:func:`tuning.noise.record_noise`). Each sampler of :mod:`tuning.samplers` runs ``trials``
+(:func:`tuning.samplers.noise.record_noise`). Each sampler of :mod:`tuning.samplers` runs ``trials``
 trials on it; the run is scored by the **true** winrate of the point it recommends, by two
 rules:
 
 * ``raw``: the trial with the best observed winrate (what Optuna's ``best_trial`` is, and
   what the studies did before the noise-aware GP);
 * ``posterior``: the trial with the best posterior mean of the fixed-noise GP fitted to the
-  run's trials (:func:`tuning.noisy_gp.recommend`).
+  run's trials (:func:`tuning.samplers.noisy_gp.recommend`).
 
 Common random numbers: the binomial draw of trial ``k`` in seed ``s`` uses a stream seeded
 by ``(s, n, k)`` and the start-up points of ``botorch``, ``gp`` and ``random`` come from the
@@ -36,9 +36,9 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 
-from tuning.noise import record_noise
-from tuning.noisy_gp import recommend
 from tuning.samplers import SAMPLERS, make_sampler
+from tuning.samplers.noise import record_noise
+from tuning.samplers.noisy_gp import recommend
 from tuning.search_spaces import SearchSpace, make_space
 
 __all__ = [

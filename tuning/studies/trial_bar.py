@@ -24,7 +24,7 @@ class TrialBar:
     """A live bar of a study's COMPLETE trials.
 
     Args:
-        config: The study (:class:`tuning.study.StudyConfig`).
+        config: The study (:class:`tuning.studies.study.StudyConfig`).
         poll: Seconds between two reads of the storage.
         file: Where the bar is drawn (default stderr).
     """
@@ -53,7 +53,7 @@ class TrialBar:
     def _open(self) -> Any:
         import optuna
 
-        from tuning.storage import open_storage
+        from tuning.studies.storage import open_storage
 
         if self._study is None:
             storage = open_storage(

@@ -1,7 +1,7 @@
 """The samplers a study can use, by name, all seeded the same way.
 
-* ``botorch`` (the default): :class:`tuning.noisy_gp.NoisyGPSampler`, a GP told each trial's
-  sampling variance, with noisy expected improvement; the study recommends the evaluated
+* ``botorch`` (the default): :class:`tuning.samplers.noisy_gp.NoisyGPSampler`, a GP told each
+  trial's sampling variance, with noisy expected improvement; the study recommends the evaluated
   point with the best posterior mean (``docs/decisions/016-noise-aware-gp.md``).
 * ``gp``: Optuna's ``GPSampler`` (Matérn-5/2, log EI, one noise variance it learns).
 * ``tpe``: Optuna's ``TPESampler`` (Bergstra et al., *Algorithms for hyper-parameter
@@ -23,7 +23,7 @@ from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler, GPSampler, RandomSampler, TPESampler
 from optuna.trial import FrozenTrial
 
-from tuning.noisy_gp import PROPOSED_KEY
+from tuning.samplers.noisy_gp import PROPOSED_KEY
 
 __all__ = [
     "DEFAULT_SAMPLER",
@@ -82,7 +82,7 @@ def proposed_by_model(trial: FrozenTrial) -> bool:
     """Whether a GP (``botorch`` or ``gp``) proposed ``trial``'s point, not a start-up draw.
 
     Both samplers leave a system attribute on the trials they propose: ``noisy_gp:proposed``
-    (:data:`tuning.noisy_gp.PROPOSED_KEY`) and Optuna's ``gp:relative_params:0``.
+    (:data:`tuning.samplers.noisy_gp.PROPOSED_KEY`) and Optuna's ``gp:relative_params:0``.
     """
     attrs = trial.system_attrs
     return bool(attrs.get(PROPOSED_KEY)) or "gp:relative_params:0" in attrs
@@ -109,7 +109,7 @@ def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
                 "the default sampler 'botorch' needs BoTorch: pip install -c "
                 "scripts/constraints.txt -e '.[tuning]' (or choose --sampler gp)"
             ) from exc
-        from tuning.noisy_gp import NoisyGPSampler
+        from tuning.samplers.noisy_gp import NoisyGPSampler
 
         return NoisyGPSampler(
             seed=seed,

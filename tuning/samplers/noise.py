@@ -89,5 +89,5 @@ def trial_variance(trial: Any) -> float:
     raise ValueError(
         f"trial {trial.number} has no noise: the noise-aware GP needs the user attribute "
         f"{VARIANCE_ATTR!r} (or 'games' and 'points') on every finished trial; record it "
-        "with tuning.noise.record_noise(trial, points, games), or choose another sampler"
+        "with tuning.samplers.noise.record_noise(trial, points, games), or choose another sampler"
     )

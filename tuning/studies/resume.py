@@ -3,24 +3,24 @@
 ``optuna.load_study(study_name=..., storage=...)`` alone gives back the trials but not the
 study's machinery: with no sampler and pruner given it silently uses TPE and the median
 pruner, and it has no objective. A study written by ``gomcts tune`` stores the settings
-that decide its trials (:data:`tuning.study.IDENTITY_KEY`), so one call rebuilds all of it::
+that decide its trials (:data:`tuning.studies.study.IDENTITY_KEY`), so one call rebuilds all of it::
 
-    from tuning.resume import load_objective, load_study
+    from tuning.studies.resume import load_objective, load_study
 
     study = load_study("softmax-7x7-n32", "runs/main-study/softmax/study.db")
     study.optimize(load_objective(study), n_trials=2)   # two more trials, as gomcts tune would
 
 :func:`load_study` returns the study with the sampler it was created with (the noise-aware
-GP by default, seeded as before) and its :class:`tuning.objective.WilsonPruner`;
-:func:`load_objective` the :class:`tuning.objective.Objective` that plays its trials, writing
-the games where the study keeps them. :func:`study_config` gives the whole
-:class:`tuning.study.StudyConfig`, e.g. for :func:`tuning.study.run_study` (several workers,
-retries of crashed trials) or :func:`tuning.study_outputs.finish_study`.
+GP by default, seeded as before) and its :class:`tuning.studies.objective.WilsonPruner`;
+:func:`load_objective` the :class:`tuning.studies.objective.Objective` that plays its trials,
+writing the games where the study keeps them. :func:`study_config` gives the whole
+:class:`tuning.studies.study.StudyConfig`, e.g. for :func:`tuning.studies.study.run_study`
+(several workers, retries of crashed trials) or :func:`tuning.studies.outputs.finish_study`.
 
 A study of the trap-tree objective (``gomcts tune NAME --objective traps``) comes back with
 its trees and search settings, and :func:`load_objective` gives its
-:class:`tuning.trap_objective.TrapObjective`; its verification on fresh trees is
-:func:`tuning.trap_objective.verify_on_fresh_trees`.
+:class:`tuning.studies.trap_objective.TrapObjective`; its verification on fresh trees is
+:func:`tuning.studies.trap_objective.verify_on_fresh_trees`.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ import optuna
 
 from agents.traps import TrapTreeConfig
 from go_env.rules import KoRule, Rules
-from tuning.objective import Objective
 from tuning.search_spaces import SearchSpace, make_space
-from tuning.storage import hide_password, open_storage, storage_file, storage_url
-from tuning.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
-from tuning.study import load_study as _load_configured
-from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
+from tuning.studies.objective import Objective
+from tuning.studies.storage import hide_password, open_storage, storage_file, storage_url
+from tuning.studies.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
+from tuning.studies.study import load_study as _load_configured
+from tuning.studies.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = ["load_objective", "load_study", "study_config"]
 
@@ -216,7 +216,7 @@ def load_objective(
     """The objective that plays the trials of ``study``.
 
     For a study of the trap-tree objective (``gomcts tune --objective traps``) it is the
-    :class:`tuning.trap_objective.TrapObjective` that searches the trial's trees.
+    :class:`tuning.studies.trap_objective.TrapObjective` that searches the trial's trees.
 
     Args:
         study: A study from :func:`load_study` (or any study ``gomcts tune`` wrote).

@@ -1,4 +1,4 @@
-"""Run an experiment plan (:mod:`tuning.plan`) resumably, row by row.
+"""Run an experiment plan (:mod:`tuning.reproduction.plan`) resumably, row by row.
 
 Each **match row** is an arena match whose folder ``<plan out>/<id>/`` is laid out exactly as
 ``gomcts arena --out <folder>`` lays it out (``results.jsonl``, ``sgf/``, ``summary.json``,
@@ -7,10 +7,10 @@ arena's own resume carries an interrupted row, and a match started by hand with 
 that :func:`arena_command` prints is adopted: the arena refuses a results file whose header
 differs from the row's match, naming the differing keys.
 
-Each **study row** is a :func:`tuning.study.run_study` study in its folder (its SQLite storage,
-trial games and outputs), resumed by the study's own machinery. When it is complete, the row
-records the parameter file of its recommendation in ``study.json``, which later rows name as
-``@study:ID``.
+Each **study row** is a :func:`tuning.studies.study.run_study` study in its folder (its SQLite
+storage, trial games and outputs), resumed by the study's own machinery. When it is complete,
+the row records the parameter file of its recommendation in ``study.json``, which later rows
+name as ``@study:ID``.
 
 **Fingerprints.** Before a row plays, everything that decides its games (the resolved agent
 specs, rules, seed, openings with the SHA-256 of the book's moves, the referee; for a study
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tuning.paths import relative_inside
-from tuning.plan import STUDY_REF, MatchRow, Plan, PlanError, Row, StudyRow
+from tuning.reproduction.plan import STUDY_REF, MatchRow, Plan, PlanError, Row, StudyRow
 
 __all__ = [
     "PlanProgress",
@@ -132,9 +132,9 @@ def match_config(plan: Plan, row: MatchRow) -> Any:
 def study_config(
     plan: Plan, row: StudyRow, *, workers: int = 1, games_per_worker: int | None = None
 ) -> Any:
-    """The :class:`tuning.study.StudyConfig` of a study row, and the sampler it uses."""
+    """The :class:`tuning.studies.study.StudyConfig` of a study row, and the sampler it uses."""
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from tuning.studies.study import StudyConfig
 
     names = {f.name for f in fields(StudyConfig)}
     extra: dict[str, Any] = {}
@@ -255,7 +255,7 @@ def _study_games(study: Any) -> int:
     A retried trial carries on from the games its origin kept (one games file per origin), and
     its ``games`` count includes them: each origin counts once, with its largest count.
     """
-    from tuning.objective import origin_of
+    from tuning.studies.objective import origin_of
 
     games: dict[int, int] = {}
     for trial in study.get_trials(deepcopy=False):
@@ -269,7 +269,7 @@ def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
 
     Returns:
         ``{"complete", "running", "games", "best_raw"}`` (``best_raw``: the study's best raw
-        trial, as :func:`tuning.study_outputs.best_trial` ranks them, ``{"number", "winrate",
+        trial, as :func:`tuning.studies.outputs.best_trial` ranks them, ``{"number", "winrate",
         "games", "ci95", "stopped_early"}`` or ``None``), or ``None`` when the study has not
         started.
     """
@@ -278,8 +278,8 @@ def study_so_far(plan: Plan, row: StudyRow) -> dict[str, Any] | None:
         return None
     from optuna.trial import TrialState
 
-    from tuning.study import count_states
-    from tuning.study_outputs import best_trial
+    from tuning.studies.outputs import best_trial
+    from tuning.studies.study import count_states
 
     count = count_states(study)
     best = best_trial(study)
@@ -525,7 +525,7 @@ def _run_study_row(
     progress: PlanProgress,
     games_per_worker: int | None = None,
 ) -> None:
-    from tuning.study import run_study
+    from tuning.studies.study import run_study
 
     config = study_config(plan, row, workers=workers or 1, games_per_worker=games_per_worker)
     before = played_games(plan, row)
@@ -590,7 +590,7 @@ def run_plan(
         RowChangedError: For a row edited under a half-run result (checked for every selected
             row before anything is played).
     """
-    from tuning.repro_table import write_table
+    from tuning.reproduction.table import write_table
 
     rows = select_rows(plan, only)
     for row in rows:  # refuse edits before playing anything

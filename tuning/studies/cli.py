@@ -1,8 +1,8 @@
 """The ``gomcts tune`` command: an Optuna study of a backup's tunable parameters by winrate.
 
 Registered through the entry-point group ``gomcts.commands``. It builds a
-:class:`tuning.study.StudyConfig` from its options and calls :func:`tuning.study.run_study`,
-the same code path as the Python API. Examples::
+:class:`tuning.studies.study.StudyConfig` from its options and calls
+:func:`tuning.studies.study.run_study`, the same code path as the Python API. Examples::
 
     gomcts tune monotone --size 7 --komi 9 --agent mcts:sims=150 --trials 25 --games 60
     gomcts tune softmax --storage postgresql://optuna:secret@db:5432/optuna --verify-games 0
@@ -244,7 +244,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`tuning.study.StudyConfig` the options describe.
+    """The :class:`tuning.studies.study.StudyConfig` the options describe.
 
     Raises:
         ValueError: For a bad option (unknown space, reversed bounds...).
@@ -252,8 +252,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
     from agents.cli import rules_from_args
-    from tuning.objective import PRUNE_Z
-    from tuning.study import StudyConfig
+    from tuning.studies.objective import PRUNE_Z
+    from tuning.studies.study import StudyConfig
 
     space = make_space(
         args.space, d=args.d, bounds=args.bounds, tune_c=args.tune_c, c_bounds=args.c_bounds
@@ -287,7 +287,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
     }
     if args.objective == "traps":
         from agents.traps.cli import trees_from_args
-        from tuning.trap_objective import TrapObjectiveConfig
+        from tuning.studies.trap_objective import TrapObjectiveConfig
 
         fields["traps"] = TrapObjectiveConfig(
             trees=trees_from_args(args),
@@ -308,8 +308,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``gomcts tune``; returns the exit status."""
-    from tuning.study import run_study
-    from tuning.study_outputs import finish_study
+    from tuning.studies.outputs import finish_study
+    from tuning.studies.study import run_study
 
     config = config_from_args(args)
     verification = None
@@ -325,12 +325,12 @@ def run(args: argparse.Namespace) -> int:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
-    from tuning.study import quiet_interrupts
+    from tuning.studies.study import quiet_interrupts
 
     quiet_interrupts()  # an interrupted trial is queued again; no traceback for it
     bar = None
     if not args.quiet and not args.no_progress:
-        from tuning.trial_bar import TrialBar
+        from tuning.studies.trial_bar import TrialBar
 
         # The study and its storage exist before the bar's thread polls them: two threads
         # creating one SQLite storage race on its schema (IntegrityError on alembic_version).
@@ -379,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _verify_traps(config: Any, params: dict[str, float], progress: Any) -> str:
     """The recommended parameters against mean on fresh trap trees, paired; a text report."""
-    from tuning.trap_objective import verify_on_fresh_trees
+    from tuning.studies.trap_objective import verify_on_fresh_trees
 
     traps = config.traps
     out = config.out_dir / "verify-traps"

@@ -21,8 +21,8 @@ In the study's output folder:
   re-run on another machine writes the same file.
 
 The recommended trial is the evaluated point with the best **posterior mean** of the
-fixed-noise GP (:func:`tuning.noisy_gp.recommend`), whatever sampler proposed the points: it
-is reported with its posterior standard deviation beside its raw winrate, and it is what the
+fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the points:
+it is reported with its posterior standard deviation beside its raw winrate, and it is what the
 parameter file holds and the verification match plays. The trial with the best raw winrate
 is reported too; its winrate is biased upwards (it won a selection among noisy values). The
 verification match, with games the study never saw, is the honest estimate.
@@ -45,14 +45,14 @@ from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
 from agents.mcts.backups.tunable import Curve
-from tuning.noisy_gp import Posterior, Recommendation, posterior_at_trials
-from tuning.objective import SEED_VERIFY, derive_seed, origin_of
 from tuning.paths import relative_inside
+from tuning.samplers.noisy_gp import Posterior, Recommendation, posterior_at_trials
 from tuning.search_spaces import SearchSpace
-from tuning.storage import hide_password, storage_file
+from tuning.studies.objective import SEED_VERIFY, derive_seed, origin_of
+from tuning.studies.storage import hide_password, storage_file
 
-if TYPE_CHECKING:  # run_study (tuning.study) calls this module, so it is not imported back
-    from tuning.study import Progress, StudyConfig
+if TYPE_CHECKING:  # run_study (tuning.studies.study) calls this module, so it is not imported back
+    from tuning.studies.study import Progress, StudyConfig
 
 __all__ = [
     "StudyReport",

@@ -1,6 +1,6 @@
 """Trap trees as the objective of a tuning study: the BO loop where the truth is known.
 
-``gomcts tune softmax --objective traps ...`` runs the same study (:mod:`tuning.study`: the
+``gomcts tune softmax --objective traps ...`` runs the same study (:mod:`tuning.studies.study`: the
 same storage, sampler, search space, resumption and outputs) with this objective instead of
 arena games. A trial searches ``n_trees`` trap trees (``docs/traps.md``) with the trial's
 backup at ``sims`` simulations, through :func:`agents.traps.grid.run_grid`, and its value is
@@ -37,8 +37,8 @@ from agents.traps import (
     run_grid,
     summarise,
 )
-from tuning.objective import SEED_TRIAL, SEED_VERIFY, derive_seed, origin_of
 from tuning.search_spaces import SearchSpace
+from tuning.studies.objective import SEED_TRIAL, SEED_VERIFY, derive_seed, origin_of
 
 __all__ = [
     "TrapObjective",

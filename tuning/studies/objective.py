@@ -19,7 +19,7 @@ pruner is asked whether the candidate is a clear loser.
   Its game count, points and Wilson interval are stored as user attributes (``games``,
   ``points``, ``ci_low``, ``ci_high``) with ``stopped_early = True``.
 * Every trial records the sampling variance of its value (user attribute ``variance``,
-  :mod:`tuning.noise`); the default sampler gives it to its GP as that trial's noise, so a
+  :mod:`tuning.samplers.noise`); the default sampler gives it to its GP as that trial's noise, so a
   stopped trial's larger noise is known to the model. With ``min_games`` at
   least a quarter of ``games`` (the study's default), such a value's standard deviation is at
   most twice a full trial's, and it lies in a region already shown to be worse than the
@@ -50,7 +50,7 @@ from agents.lifetime import check_stop
 from agents.matches.arena import MatchConfig, iter_games
 from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
-from tuning.noise import record_noise
+from tuning.samplers.noise import record_noise
 from tuning.search_spaces import SearchSpace
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The ``gomcts reproduce`` command: run an experiment plan (:mod:`tuning.reproduce`).
+"""The ``gomcts reproduce`` command: run an experiment plan (:mod:`tuning.reproduction.runner`).
 
 ``gomcts reproduce PLAN`` runs every row of the plan in order, resumably; ``--only ID ...``
 runs some rows; ``--table`` only writes the results table; ``--commands`` prints the
@@ -65,15 +65,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from agents.gtp.process import GtpError
     from agents.matches.arena import ArenaError
     from agents.matches.results import ResultsError
-    from tuning.plan import MatchRow, PlanError, load_plan
-    from tuning.repro_table import write_table
-    from tuning.reproduce import (
+    from tuning.reproduction.plan import MatchRow, PlanError, load_plan
+    from tuning.reproduction.runner import (
         RowWaitingError,
         arena_command,
         run_plan,
         select_rows,
         study_so_far,
     )
+    from tuning.reproduction.table import write_table
 
     try:
         plan = load_plan(args.plan)

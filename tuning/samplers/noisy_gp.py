@@ -1,6 +1,6 @@
 """A Gaussian-process sampler that knows the noise of every trial, and its recommendation.
 
-A trial's winrate over ``n`` games has a known sampling variance (:mod:`tuning.noise`), of
+A trial's winrate over ``n`` games has a known sampling variance (:mod:`tuning.samplers.noise`), of
 the same order as the differences a study looks for (about 0.004 at 60 games, a standard
 deviation of 6.5 points). Optuna's ``GPSampler`` learns one homoscedastic noise variance
 under a prior that pulls it towards zero, so it interpolates the noise; its expected
@@ -28,7 +28,7 @@ biased up (the winner's curse, ``docs/tuning.md``).
   value is.
 
 Seeding: the acquisition's quasi-Monte-Carlo samples and its optimiser's restarts are seeded
-by ``(seed, trial number)``, like :class:`tuning.study.TrialSeededSampler`; a study run by one
+by ``(seed, trial number)``, like :class:`tuning.samplers.TrialSeededSampler`; a study run by one
 worker from start to end is reproducible. The start-up trials come from ``independent_sampler``.
 
 Only float parameters are modelled (the spaces of :mod:`tuning.search_spaces` have no
@@ -50,7 +50,7 @@ from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import IntersectionSearchSpace
 from optuna.trial import FrozenTrial, TrialState
 
-from tuning.noise import trial_variance
+from tuning.samplers.noise import trial_variance
 
 __all__ = [
     "PROPOSED_KEY",
@@ -264,7 +264,7 @@ class NoisyGPSampler(BaseSampler):
         independent_sampler: Start-up points and parameters the GP does not model
             (default: Optuna's ``RandomSampler(seed)``).
         noise: The sampling variance of a trial's value (default
-            :func:`tuning.noise.trial_variance`, which reads the trial's user attributes).
+            :func:`tuning.samplers.noise.trial_variance`, which reads the trial's user attributes).
         num_restarts: Starting points of the acquisition's gradient optimiser.
         raw_samples: Random points scored to choose those starting points.
         mc_samples: Quasi-Monte-Carlo samples of the acquisition.
