@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from go_env.validation import check_int
+
 __all__ = ["VARIANCE_ATTR", "record_noise", "trial_variance", "winrate_variance"]
 
 VARIANCE_ATTR = "variance"
@@ -39,8 +41,7 @@ def winrate_variance(points: float, games: int) -> float:
     Raises:
         ValueError: For ``games < 1`` or points outside ``[0, games]``.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be an int >= 1, got {games!r}")
+    check_int("games", games, min=1)
     if not (isinstance(points, (int, float)) and 0.0 <= points <= games):
         raise ValueError(f"points must be a number in [0, games={games}], got {points!r}")
     shrunk = (points + 0.5) / (games + 1)

@@ -36,6 +36,7 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 
+from go_env.validation import check_int
 from tuning.samplers import SAMPLERS, make_sampler
 from tuning.samplers.noise import record_noise
 from tuning.samplers.noisy_gp import recommend
@@ -171,9 +172,7 @@ class SimulationConfig:
         if not self.games or any(isinstance(g, bool) or g < 1 for g in self.games):
             raise ValueError(f"games must be ints >= 1, got {self.games}")
         for name in ("seeds", "trials", "startup_trials"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, getattr(self, name), min=1)
         if self.startup_trials >= self.trials:
             raise ValueError(
                 f"startup_trials ({self.startup_trials}) must be below trials ({self.trials})"

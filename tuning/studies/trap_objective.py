@@ -37,6 +37,7 @@ from agents.traps import (
     run_grid,
     summarise,
 )
+from go_env.validation import check_int
 from tuning.search_spaces import SearchSpace
 from tuning.studies.objective import SEED_TRIAL, SEED_VERIFY, derive_seed, origin_of
 
@@ -84,9 +85,7 @@ class TrapObjectiveConfig:
 
     def __post_init__(self) -> None:
         for name, low in (("sims", 1), ("n_trees", 1), ("verify_trees", 0), ("workers", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"traps objective: {name} must be an int >= {low}, got {value!r}")
+            check_int(f"traps objective: {name}", getattr(self, name), min=low)
         if self.policy not in POLICIES:
             raise ValueError(
                 f"traps objective: policy must be one of {', '.join(POLICIES)}, got {self.policy!r}"
