@@ -4,16 +4,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from tuning.studies.objective import (
-    SEED_TRIAL,
-    SEED_VERIFY,
-    WilsonPruner,
-    derive_seed,
-    origin_of,
-    process_alive,
-    process_identity,
-    retry_trial,
-)
+from tuning.studies.objective import SEED_TRIAL, SEED_VERIFY, WilsonPruner, derive_seed
+from tuning.studies.recovery import origin_of, process_alive, process_identity, retry_trial
 
 
 def _reported(pruner: WilsonPruner, points: list[tuple[int, float]]) -> bool:

@@ -16,7 +16,7 @@ from study_support import tiny_study
 
 from go_env.rules import Rules
 from tuning.search_spaces import make_space
-from tuning.studies.objective import process_identity
+from tuning.studies.recovery import process_identity
 from tuning.studies.study import StudyConfig, load_study, run_study
 
 ROOT = Path(__file__).resolve().parents[1]

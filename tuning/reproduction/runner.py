@@ -134,7 +134,7 @@ def study_config(
 ) -> Any:
     """The :class:`tuning.studies.study.StudyConfig` of a study row, and the sampler it uses."""
     from tuning.search_spaces import make_space
-    from tuning.studies.study import StudyConfig
+    from tuning.studies.config import StudyConfig
 
     names = {f.name for f in fields(StudyConfig)}
     extra: dict[str, Any] = {}

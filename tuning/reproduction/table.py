@@ -33,7 +33,7 @@ def effective_sampler(row: StudyRow) -> str:
     """
     from dataclasses import fields
 
-    from tuning.studies.study import StudyConfig
+    from tuning.studies.config import StudyConfig
 
     return row.sampler if "sampler" in {f.name for f in fields(StudyConfig)} else "gp"
 

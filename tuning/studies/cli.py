@@ -252,8 +252,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from pathlib import Path
 
     from agents.cli import rules_from_args
+    from tuning.studies.config import StudyConfig
     from tuning.studies.objective import PRUNE_Z
-    from tuning.studies.study import StudyConfig
 
     space = make_space(
         args.space, d=args.d, bounds=args.bounds, tune_c=args.tune_c, c_bounds=args.c_bounds
@@ -325,6 +325,7 @@ def run(args: argparse.Namespace) -> int:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+    from tuning.studies.resume import load_study
     from tuning.studies.study import quiet_interrupts
 
     quiet_interrupts()  # an interrupted trial is queued again; no traceback for it
@@ -334,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
 
         # The study and its storage exist before the bar's thread polls them: two threads
         # creating one SQLite storage race on its schema (IntegrityError on alembic_version).
-        config.load_study()
+        load_study(config)
         bar = TrialBar(config)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     if bar is not None:

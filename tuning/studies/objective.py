@@ -34,12 +34,9 @@ finished game: it reads them back and plays only the rest.
 from __future__ import annotations
 
 import math
-import os
-import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import optuna
@@ -52,6 +49,7 @@ from agents.matches.stats import Tally, wilson_interval
 from go_env.rules import Rules
 from tuning.samplers.noise import record_noise
 from tuning.search_spaces import SearchSpace
+from tuning.studies.recovery import origin_of, process_identity, retry_trial
 
 __all__ = [
     "PRUNE_Z",
@@ -62,11 +60,7 @@ __all__ = [
     "WilsonPruner",
     "derive_seed",
     "describe_best",
-    "is_local",
     "origin_of",
-    "process_alive",
-    "process_identity",
-    "retry_trial",
 ]
 
 PRUNE_Z = 2.576
@@ -81,108 +75,6 @@ Progress = Callable[[str], None]
 def derive_seed(study_seed: int, purpose: int, number: int) -> int:
     """A match seed from the study seed, a purpose (:data:`SEED_TRIAL`...) and a number."""
     return int(np.random.SeedSequence([study_seed, purpose, number]).generate_state(1)[0])
-
-
-def origin_of(trial: FrozenTrial | optuna.Trial) -> int:
-    """The number of the trial whose games and seed ``trial`` uses (itself unless a retry)."""
-    attrs = trial.user_attrs
-    return int(attrs.get("origin", attrs.get("retry_of", trial.number)))
-
-
-def _process_start(pid: int) -> int | None:
-    """Start time of process ``pid`` in clock ticks since boot (Linux), ``None`` if unknown."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    try:
-        return int(stat[stat.rindex(")") + 2 :].split()[19])
-    except (ValueError, IndexError):
-        return None
-
-
-def _pid_namespace() -> str | None:
-    try:
-        return os.readlink("/proc/self/ns/pid")
-    except OSError:
-        return None
-
-
-def process_identity() -> dict[str, Any]:
-    """This process: host name, pid namespace, pid and start time.
-
-    The start time tells the process from a later one with the same pid; the namespace tells
-    containers that share a host name apart.
-    """
-    pid = os.getpid()
-    return {
-        "host": socket.gethostname(),
-        "pidns": _pid_namespace(),
-        "pid": pid,
-        "start": _process_start(pid),
-    }
-
-
-def is_local(owner: Mapping[str, Any]) -> bool:
-    """Whether ``owner`` (from :func:`process_identity`) ran on this host, in this pid space."""
-    return owner.get("host") == socket.gethostname() and owner.get("pidns") == _pid_namespace()
-
-
-def process_alive(owner: Mapping[str, Any]) -> bool:
-    """Whether the process ``owner`` (from :func:`process_identity`, on this host) still runs."""
-    pid = int(owner["pid"])
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # it exists, under another user
-    start = _process_start(pid)
-    return owner.get("start") is None or start is None or start == owner.get("start")
-
-
-def retry_trial(
-    study: optuna.Study,
-    trial: FrozenTrial | optuna.Trial,
-    *,
-    max_retry: int,
-    reason: str,
-    progress: Progress | None = None,
-) -> bool:
-    """Queue a new trial with the same parameters, origin and seed as an unfinished ``trial``.
-
-    Args:
-        study: The study.
-        trial: A trial that did not finish (crashed, stale or interrupted).
-        max_retry: Retries allowed per origin; beyond it the trial is left FAIL.
-        reason: Why, for the message.
-        progress: Where to say what happened.
-
-    Returns:
-        Whether a retry was queued (a trial that never got its parameters is not retried:
-        it played no game).
-    """
-    say = progress or (lambda _: None)
-    origin = origin_of(trial)
-    attempt = int(trial.user_attrs.get("attempt", 0)) + 1
-    params = dict(trial.params)
-    if not params:
-        say(f"trial {trial.number} ({reason}) had no parameters yet; nothing to retry")
-        return False
-    if attempt > max_retry:
-        say(
-            f"trial {trial.number} ({reason}) is left FAIL: its origin {origin} was retried "
-            f"{max_retry} times already"
-        )
-        return False
-    study.enqueue_trial(
-        params, user_attrs={"origin": origin, "retry_of": trial.number, "attempt": attempt}
-    )
-    say(
-        f"trial {trial.number} ({reason}): queued again with the same parameters "
-        f"(attempt {attempt} of origin {origin}; its finished games are kept)"
-    )
-    return True
 
 
 class WilsonPruner(BasePruner):

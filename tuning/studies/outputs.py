@@ -35,7 +35,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import optuna
@@ -48,11 +48,10 @@ from agents.mcts.backups.tunable import Curve
 from tuning.paths import relative_inside
 from tuning.samplers.noisy_gp import Posterior, Recommendation, posterior_at_trials
 from tuning.search_spaces import SearchSpace
+from tuning.studies.config import Progress, StudyConfig
 from tuning.studies.objective import SEED_VERIFY, derive_seed, origin_of
+from tuning.studies.resume import load_study
 from tuning.studies.storage import hide_password, storage_file
-
-if TYPE_CHECKING:  # run_study (tuning.studies.study) calls this module, so it is not imported back
-    from tuning.studies.study import Progress, StudyConfig
 
 __all__ = [
     "StudyReport",
@@ -428,7 +427,7 @@ class StudyReport:
 
 def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> StudyReport:
     """Write the outputs of the study (see the module docstring) and return its report."""
-    study = config.load_study(progress)
+    study = load_study(config, progress=progress)
     all_trials = study.get_trials(deepcopy=False)
     counts = {s.name.lower(): sum(t.state == s for t in all_trials) for s in TrialState}
     ranked = ranked_trials(study)

@@ -1,9 +1,16 @@
-"""Continue a stored study from plain Python, with its own sampler, pruner and objective.
+"""Open a study: a new one from its description, or a stored one from its name and storage.
+
+:func:`load_study` is the one way in. Given a :class:`tuning.studies.config.StudyConfig` it
+opens the study of that description, creating it and its storage when new and refusing a
+stored study of the same name with other settings; given a name and a storage, it rebuilds the
+stored study's description first. Either way the study comes with its own sampler, pruner and
+the heartbeat retry of crashed trials (:mod:`tuning.studies.recovery`).
 
 ``optuna.load_study(study_name=..., storage=...)`` alone gives back the trials but not the
 study's machinery: with no sampler and pruner given it silently uses TPE and the median
 pruner, and it has no objective. A study written by ``gomcts tune`` stores the settings
-that decide its trials (:data:`tuning.studies.study.IDENTITY_KEY`), so one call rebuilds all of it::
+that decide its trials (:data:`tuning.studies.config.IDENTITY_KEY`), so one call rebuilds
+all of it::
 
     from tuning.studies.resume import load_objective, load_study
 
@@ -14,7 +21,7 @@ that decide its trials (:data:`tuning.studies.study.IDENTITY_KEY`), so one call 
 GP by default, seeded as before) and its :class:`tuning.studies.objective.WilsonPruner`;
 :func:`load_objective` the :class:`tuning.studies.objective.Objective` that plays its trials,
 writing the games where the study keeps them. :func:`study_config` gives the whole
-:class:`tuning.studies.study.StudyConfig`, e.g. for :func:`tuning.studies.study.run_study`
+:class:`tuning.studies.config.StudyConfig`, e.g. for :func:`tuning.studies.study.run_study`
 (several workers, retries of crashed trials) or :func:`tuning.studies.outputs.finish_study`.
 
 A study of the trap-tree objective (``gomcts tune NAME --objective traps``) comes back with
@@ -25,19 +32,30 @@ its trees and search settings, and :func:`load_objective` gives its
 
 from __future__ import annotations
 
+import socket
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any
 
 import optuna
+from optuna.trial import FrozenTrial
 
+from agents._moved import REMOVED_IN
 from agents.traps import TrapTreeConfig
 from go_env.rules import KoRule, Rules
+from tuning.samplers import make_sampler
 from tuning.search_spaces import SearchSpace, make_space
-from tuning.studies.objective import Objective
+from tuning.studies.config import (
+    IDENTITY_KEY,
+    OUT_KEY,
+    Progress,
+    StudyConfig,
+    StudyIdentityError,
+)
+from tuning.studies.objective import Objective, WilsonPruner
+from tuning.studies.recovery import retry_trial
 from tuning.studies.storage import hide_password, open_storage, storage_file, storage_url
-from tuning.studies.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
-from tuning.studies.study import load_study as _load_configured
 from tuning.studies.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = ["load_objective", "load_study", "study_config"]
@@ -187,26 +205,104 @@ _CONFIGS: weakref.WeakKeyDictionary[optuna.Study, StudyConfig] = weakref.WeakKey
 
 
 def load_study(
-    name: str,
-    storage: str | Path,
+    study: StudyConfig | str,
+    storage: str | Path | None = None,
     *,
     out: str | Path | None = None,
     progress: Progress | None = None,
 ) -> optuna.Study:
-    """The stored study ``name``, with its own sampler and pruner (see the module docstring).
+    """The study ``study`` names, with its own sampler and pruner (see the module docstring).
 
     Args:
-        name: The study's name in its storage.
-        storage: Its storage (see :func:`study_config`).
-        out: Output folder (see :func:`study_config`).
+        study: A study description (its study is created when new), or the name of a study
+            stored in ``storage`` by ``gomcts tune`` (its description is read back).
+        storage: With a name: its storage (see :func:`study_config`); with a description:
+            ``None`` (the description names its storage).
+        out: With a name: output folder (see :func:`study_config`); with a description:
+            ``None``.
         progress: Receives messages about retried trials.
 
     Raises:
-        ValueError: When there is no such study or it was not written by ``gomcts tune``.
+        ValueError: When there is no such stored study, it was not written by ``gomcts
+            tune``, or ``storage``/``out`` come with a description or are missing with a name.
+        StudyIdentityError: When a stored study of the description's name has other settings.
+        tuning.studies.storage.StorageError: When the storage cannot be opened.
     """
-    config = study_config(name, storage, out=out)
-    study = _load_configured(config, progress)
-    _CONFIGS[study] = config
+    if isinstance(study, StudyConfig) and callable(storage) and progress is None:
+        warnings.warn(
+            "load_study(config, progress): pass progress=...; the second positional argument "
+            f"is a storage, and the old form goes in {REMOVED_IN} (CHANGELOG.md)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        storage, progress = None, storage
+    if isinstance(study, StudyConfig):
+        if storage is not None or out is not None:
+            raise ValueError(
+                "load_study(config) takes its storage and output folder from the config; "
+                "storage and out go with a study name"
+            )
+        config = study
+    elif isinstance(study, str):
+        if storage is None:
+            raise ValueError(f"load_study({study!r}) needs the storage the study is in")
+        config = study_config(study, storage, out=out)
+    else:
+        raise TypeError(
+            f"load_study takes a StudyConfig or a study name, got {type(study).__name__}"
+        )
+    opened = _open(config, progress)
+    _CONFIGS[opened] = config
+    return opened
+
+
+def _open(config: StudyConfig, progress: Progress | None) -> optuna.Study:
+    """Open the study of ``config`` (creating it and its storage when new).
+
+    Raises:
+        tuning.studies.storage.StorageError: When the storage cannot be opened.
+        StudyIdentityError: When a study of this name has other settings.
+    """
+    say = progress or (lambda _: None)
+
+    def on_stale(study: optuna.Study, trial: FrozenTrial) -> None:
+        retry_trial(study, trial, max_retry=config.max_retry, reason="no heartbeat", progress=say)
+
+    config.out_dir.mkdir(parents=True, exist_ok=True)
+    storage = open_storage(
+        config.storage,
+        default_dir=config.out_dir,
+        heartbeat_interval=config.heartbeat_interval,
+        grace_period=config.grace_period,
+        on_stale=on_stale,
+    )
+    pruner = WilsonPruner(z=config.prune_z, min_games=config.min_games)
+    study = optuna.create_study(
+        storage=storage,
+        study_name=config.name,
+        sampler=make_sampler(
+            config.sampler, seed=config.seed, startup_trials=config.startup_trials
+        ),
+        pruner=pruner,
+        direction="maximize",
+        load_if_exists=True,
+    )
+    identity = config.identity()
+    stored = study.user_attrs.get(IDENTITY_KEY)
+    if stored is not None and "sampler" not in stored:
+        stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
+    if stored is None:
+        study.set_user_attr(IDENTITY_KEY, identity)
+        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
+        study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
+    elif stored != identity:
+        keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
+        detail = "; ".join(f"{k}: stored {stored.get(k)!r}, now {identity.get(k)!r}" for k in keys)
+        raise StudyIdentityError(
+            f"study {config.name!r} in {hide_password(config.storage_url)} was created with "
+            f"other settings ({detail}); use the same settings to continue it, or another "
+            "--study-name (or storage) for a new study"
+        )
     return study
 
 

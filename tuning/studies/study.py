@@ -1,4 +1,8 @@
-"""Optuna studies that tune an MCTS backup's declared parameters by arena winrate.
+"""Running an Optuna study that tunes an MCTS backup's declared parameters by arena winrate.
+
+The study is described by :class:`tuning.studies.config.StudyConfig` (imported here too), opened
+by :func:`tuning.studies.resume.load_study`, and run here: by one worker (:func:`optimize`),
+by several worker processes (:func:`run_jobs`), then its outputs written (:func:`run_study`).
 
 Python API (the ``gomcts tune`` command builds the same :class:`StudyConfig` and calls the
 same :func:`run_study`)::
@@ -32,403 +36,60 @@ Crashes: a trial interrupted by Ctrl-C or SIGTERM queues itself again (same para
 seed, same results file) before it stops. A worker that dies without a word leaves its trial
 RUNNING; the next worker on the same machine sees that its process is gone, and on any
 machine Optuna's heartbeat (database storages) marks it FAIL after ``grace_period`` seconds;
-either way it is queued again. No finished game is played twice (see
-:mod:`tuning.studies.objective`).
+either way it is queued again (:mod:`tuning.studies.recovery`). No finished game is played
+twice.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
-import math
 import multiprocessing
 import os
 import re
 import signal
-import socket
 import sys
 import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.distributions import FloatDistribution
-from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from agents.lifetime import check_stop, die_with_parent, interrupt_once
-from agents.mcts.multi import check_width
-from agents.registry import agent_config, agent_spec
-from go_env.rules import Rules
-from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
-from tuning.samplers import make_sampler as _named_sampler
-from tuning.search_spaces import SearchSpace
-from tuning.studies.objective import (
-    PRUNE_Z,
-    Objective,
-    ObjectiveConfig,
-    WilsonPruner,
-    describe_best,
-    is_local,
-    process_alive,
-    retry_trial,
+from tuning.samplers import TrialSeededSampler as TrialSeededSampler  # one release (CHANGELOG)
+from tuning.studies.config import (
+    IDENTITY_KEY,
+    OUT_KEY,
+    Progress,
+    StudyConfig,
+    StudyIdentityError,
 )
-from tuning.studies.storage import hide_password, open_storage, storage_url
-from tuning.studies.trap_objective import TrapObjective, TrapObjectiveConfig
+from tuning.studies.objective import Objective, describe_best
+from tuning.studies.recovery import is_local, recover_dead_trials
+from tuning.studies.resume import load_study
+from tuning.studies.trap_objective import TrapObjective
 
 __all__ = [
     "IDENTITY_KEY",
     "OUT_KEY",
     "StudyConfig",
     "StudyIdentityError",
-    "TrialSeededSampler",
+    "count_states",
     "load_study",
     "optimize",
     "quiet_interrupts",
     "recover_dead_trials",
+    "run_jobs",
     "run_study",
+    "surplus_trial",
 ]
-
-IDENTITY_KEY = "gomcts_study"
-"""User attribute of a study holding the settings that decide its trials."""
-
-OUT_KEY = "gomcts_out"
-"""User attribute of a study holding the output folder it was created with (absolute)."""
-
-Progress = Callable[[str], None]
-
-
-class StudyIdentityError(ValueError):
-    """A study of this name exists in the storage with other settings."""
 
 
 def _say(line: str) -> None:
     print(line, flush=True)
-
-
-@dataclass(frozen=True, kw_only=True)
-class StudyConfig:
-    """A tuning study.
-
-    Args:
-        space: What is searched (:func:`tuning.search_spaces.make_space`).
-        agent: Base agent; the candidate is this agent with the trial's backup (and ``c``).
-        baseline: Opponent; default the base agent with the standard mean backup.
-        rules: Rules of every game.
-        games: Games per trial, an even number (pairs with colours swapped).
-        batch: Games between two reports to the pruner (even).
-        prune: Stop clear losers early and complete them with their running winrate.
-        prune_z: Normal quantile of the pruner's upper Wilson bound (2.576: 99%).
-        prune_min_games: No pruning before this many games; default a quarter of ``games``
-            rounded up to a whole batch.
-        trials: COMPLETE trials the study should reach (over all workers).
-        sampler: ``botorch`` (the noise-aware GP, default), ``gp`` (Optuna's GPSampler),
-            ``tpe`` or ``random`` (:mod:`tuning.samplers`).
-        startup_trials: Trials sampled uniformly before the GP takes over.
-        seed: The study seed (sampler and every match seed derive from it).
-        opening_moves: Random opening moves shared by the two games of a pair.
-        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
-        storage: Storage location (:mod:`tuning.studies.storage`); default ``<out>/study.db``.
-        out: Output folder (games, best parameters, plots, verification).
-        workers: Arena processes per trial (1: games run in the job's own process); with
-            ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
-            the cluster's CPUs with ``ray``.
-        jobs: Worker processes that run trials in parallel on this machine.
-        heartbeat_interval: Seconds between heartbeats of a running trial (database storages).
-        grace_period: Seconds of silence after which a running trial is stale (default
-            ``2 * heartbeat_interval``).
-        max_retry: Retries of one interrupted trial.
-        verify_games: Games of the verification match of the best parameters (0: none).
-        verify_workers: Arena processes of the verification match (default: all cores).
-        traps: Optimise the winning-move rate on trap trees instead of arena games
-            (:mod:`tuning.studies.trap_objective`, ``docs/traps.md``); ``None``: arena games.
-        ray: Play the games (trials and verification) as tasks on this Ray cluster
-            (``"auto"``, ``"local"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``; see
-            docs/cluster.md) instead of local processes. Results do not depend on it.
-        games_per_worker: Games each arena process plays at once, the leaves of their
-            searches evaluated by shared network calls (``docs/arena.md``); local processes
-            only. Not part of the study's identity: results do not depend on it (up to the
-            floating-point ties of ``docs/decisions/019``).
-
-    Raises:
-        ValueError: For a setting out of range (the message says what is allowed).
-    """
-
-    space: SearchSpace
-    agent: str = "mcts:sims=100"
-    baseline: str | None = None
-    rules: Rules = field(default_factory=Rules)
-    games: int = 60
-    batch: int = 10
-    prune: bool = True
-    prune_z: float = PRUNE_Z
-    prune_min_games: int | None = None
-    trials: int = 20
-    sampler: str = DEFAULT_SAMPLER
-    startup_trials: int = 10
-    seed: int = 0
-    opening_moves: int = 2
-    study_name: str | None = None
-    storage: str | None = None
-    out: Path | str = Path("runs/tune")
-    workers: int | None = 1
-    jobs: int = 1
-    heartbeat_interval: int | None = 30
-    grace_period: int | None = None
-    max_retry: int = 3
-    verify_games: int = 400
-    verify_workers: int | None = None
-    traps: TrapObjectiveConfig | None = None
-    ray: str | None = None
-    games_per_worker: int = 1
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "out", Path(self.out))
-        _int("games", self.games, 2)
-        if self.games % 2:
-            raise ValueError(
-                f"games must be even (pairs of games with colours swapped), got {self.games}"
-            )
-        _int("batch", self.batch, 2)
-        if self.batch % 2:
-            raise ValueError(f"batch must be even (whole pairs), got {self.batch}")
-        _int("trials", self.trials, 0)
-        _int("startup_trials", self.startup_trials, 1)
-        if self.sampler not in SAMPLERS:
-            raise ValueError(f"unknown sampler {self.sampler!r}; allowed: {', '.join(SAMPLERS)}")
-        _int("seed", self.seed, 0)
-        _int("opening_moves", self.opening_moves, 0)
-        if self.workers is not None:
-            _int("workers", self.workers, 1)
-        if self.ray is not None and (not isinstance(self.ray, str) or not self.ray.strip()):
-            raise ValueError(
-                "ray must be None or a Ray address ('auto', 'local', 'HOST:PORT', "
-                f"'ray://HOST:PORT'), got {self.ray!r}"
-            )
-        check_width(self.games_per_worker)
-        if self.games_per_worker > 1 and self.ray is not None:
-            raise ValueError("games_per_worker > 1 plays in local processes; with ray keep it 1")
-        _int("jobs", self.jobs, 1)
-        _int("max_retry", self.max_retry, 0)
-        _int("verify_games", self.verify_games, 0)
-        if self.verify_games % 2:
-            raise ValueError(f"verify_games must be even, got {self.verify_games}")
-        if self.prune_min_games is not None:
-            _int("prune_min_games", self.prune_min_games, 2)
-        if not (isinstance(self.prune_z, (int, float)) and self.prune_z > 0):
-            raise ValueError(f"prune_z must be a positive number, got {self.prune_z!r}")
-        if self.heartbeat_interval is not None:
-            _int("heartbeat_interval", self.heartbeat_interval, 1)
-        config = agent_config(self.agent)
-        if not hasattr(config, "sims") or not hasattr(config, "backup"):
-            raise ValueError(
-                f"agent {self.agent!r} has no 'sims' and 'backup' parameters; "
-                "the tuned agent must be an MCTS agent such as 'mcts:sims=100'"
-            )
-        if self.baseline is not None:
-            agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
-        self.objective_config()  # checks that the candidate spec can be built
-
-    # ------------------------------------------------------------------ derived values
-    @property
-    def n_simulations(self) -> int:
-        """``N``, the simulations per move of the tuned agent (the knots span ``[0, N]``)."""
-        if self.traps is not None:
-            return self.traps.sims
-        return int(agent_config(self.agent).sims)
-
-    @property
-    def baseline_spec(self) -> str:
-        """The opponent's spec (default: the base agent with the mean backup)."""
-        if self.baseline is not None:
-            return self.baseline
-        return agent_spec(dataclasses.replace(agent_config(self.agent), backup="mean"))
-
-    @property
-    def name(self) -> str:
-        """The study's name in its storage."""
-        if self.study_name:
-            return self.study_name
-        if self.traps is not None:
-            return f"{self.space.name}-traps-n{self.n_simulations}"
-        size = self.rules.size
-        return f"{self.space.name}-{size}x{size}-n{self.n_simulations}"
-
-    @property
-    def min_games(self) -> int:
-        """Games before the pruner may stop a trial."""
-        if self.prune_min_games is not None:
-            return self.prune_min_games
-        quarter = math.ceil(self.games / 4)
-        return min(self.games, math.ceil(quarter / self.batch) * self.batch)
-
-    @property
-    def out_dir(self) -> Path:
-        """The output folder."""
-        return Path(self.out)
-
-    @property
-    def games_dir(self) -> Path:
-        """Folder of the per-trial arena results files of this study."""
-        return self.out_dir / "games" / self.name
-
-    @property
-    def storage_url(self) -> str:
-        """The storage as a URL (``sqlite:///...``, ``journal:...``, ``postgresql://...``)."""
-        return storage_url(self.storage, self.out_dir)
-
-    def identity(self) -> dict[str, Any]:
-        """The settings that decide the trials (JSON-ready); stored with the study."""
-        return {
-            "space": self.space.identity(),
-            "agent": self.agent,
-            "baseline": self.baseline_spec,
-            "rules": {**dataclasses.asdict(self.rules), "ko": self.rules.ko.value},
-            "games": self.games,
-            "batch": self.batch,
-            "prune": self.prune,
-            "prune_z": self.prune_z,
-            "prune_min_games": self.min_games,
-            "sampler": self.sampler,
-            "startup_trials": self.startup_trials,
-            "seed": self.seed,
-            "opening_moves": self.opening_moves,
-            **({"traps": self.traps.identity()} if self.traps is not None else {}),
-        }
-
-    def load_study(self, progress: Progress | None = None) -> optuna.Study:
-        """Open this study, creating it and its storage when new (:func:`load_study`).
-
-        A method, so that the modules that work on a study's results
-        (:mod:`tuning.studies.outputs`) need not import this one: :func:`run_study` calls them.
-        """
-        return load_study(self, progress)
-
-    def objective_config(self) -> ObjectiveConfig:
-        """What each trial plays."""
-        config = ObjectiveConfig(
-            space=self.space,
-            agent=self.agent,
-            baseline=self.baseline_spec,
-            rules=self.rules,
-            games=self.games,
-            batch=self.batch,
-            prune=self.prune,
-            seed=self.seed,
-            opening_moves=self.opening_moves,
-            games_dir=self.games_dir,
-            workers=self.workers,
-            max_retry=self.max_retry,
-            ray=self.ray,
-            games_per_worker=self.games_per_worker,
-        )
-        config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
-        return config
-
-
-def _middle(dist: FloatDistribution) -> float:
-    low, high = dist.low, dist.high
-    return math.sqrt(low * high) if dist.log else (low + high) / 2
-
-
-def _int(name: str, value: object, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-
-
-# ------------------------------------------------------------------------- sampling
-
-
-def make_sampler(config: StudyConfig) -> BaseSampler:
-    """The study's sampler (``config.sampler``, see :mod:`tuning.samplers`), seeded."""
-    return _named_sampler(config.sampler, seed=config.seed, startup_trials=config.startup_trials)
-
-
-# --------------------------------------------------------------------------- the study
-
-
-def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.Study:
-    """Open the study (creating it and its storage when new).
-
-    Raises:
-        tuning.studies.storage.StorageError: When the storage cannot be opened.
-        StudyIdentityError: When a study of this name has other settings.
-    """
-    say = progress or (lambda _: None)
-
-    def on_stale(study: optuna.Study, trial: FrozenTrial) -> None:
-        retry_trial(study, trial, max_retry=config.max_retry, reason="no heartbeat", progress=say)
-
-    config.out_dir.mkdir(parents=True, exist_ok=True)
-    storage = open_storage(
-        config.storage,
-        default_dir=config.out_dir,
-        heartbeat_interval=config.heartbeat_interval,
-        grace_period=config.grace_period,
-        on_stale=on_stale,
-    )
-    pruner = WilsonPruner(z=config.prune_z, min_games=config.min_games)
-    study = optuna.create_study(
-        storage=storage,
-        study_name=config.name,
-        sampler=make_sampler(config),
-        pruner=pruner,
-        direction="maximize",
-        load_if_exists=True,
-    )
-    identity = config.identity()
-    stored = study.user_attrs.get(IDENTITY_KEY)
-    if stored is not None and "sampler" not in stored:
-        stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
-    if stored is None:
-        study.set_user_attr(IDENTITY_KEY, identity)
-        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
-        study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
-    elif stored != identity:
-        keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
-        detail = "; ".join(f"{k}: stored {stored.get(k)!r}, now {identity.get(k)!r}" for k in keys)
-        raise StudyIdentityError(
-            f"study {config.name!r} in {hide_password(config.storage_url)} was created with "
-            f"other settings ({detail}); use the same settings to continue it, or another "
-            "--study-name (or storage) for a new study"
-        )
-    return study
-
-
-def recover_dead_trials(
-    study: optuna.Study, *, max_retry: int, progress: Progress | None = None
-) -> list[int]:
-    """Fail and queue again the RUNNING trials whose worker process on this host is gone.
-
-    Returns:
-        Numbers of the trials marked FAIL by this call.
-    """
-    failed = []
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        owner = trial.user_attrs.get("worker")
-        if not owner or not is_local(owner) or owner.get("pid") == os.getpid():
-            continue
-        if process_alive(owner):
-            continue
-        try:  # only one worker wins this update; it alone queues the retry
-            won = study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
-        except optuna.exceptions.UpdateFinishedTrialError:
-            won = False
-        if won:
-            failed.append(trial.number)
-            retry_trial(
-                study,
-                trial,
-                max_retry=max_retry,
-                reason=f"its worker (pid {owner.get('pid')}) is gone",
-                progress=progress,
-            )
-    return failed
 
 
 def _heartbeat(study: optuna.Study) -> bool:
@@ -450,7 +111,7 @@ def optimize(
         The study.
     """
     say = progress or (lambda _: None)
-    study = load_study(config, progress)
+    study = load_study(config, progress=progress)
     objective: Callable[[optuna.Trial], float] = (
         Objective(config.objective_config(), progress)
         if config.traps is None
@@ -612,7 +273,7 @@ def run_jobs(config: StudyConfig, progress: Progress | None = _say) -> None:
     if config.jobs == 1:
         optimize(config, progress=progress)
         return
-    load_study(config, progress)  # create it once, before the workers race to
+    load_study(config, progress=progress)  # create it once, before the workers race to
     context = multiprocessing.get_context("spawn")
     lines = context.SimpleQueue() if progress is not None else None
     reader = None
