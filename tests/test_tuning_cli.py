@@ -77,7 +77,7 @@ def test_the_study_exists_before_the_progress_bar_polls_its_storage(
     ("IntegrityError: UNIQUE constraint failed: alembic_version.version_num")."""
     import optuna
 
-    from tuning import trial_bar
+    from tuning.studies import trial_bar
 
     seen: list[bool] = []
     real_init = trial_bar.TrialBar.__init__

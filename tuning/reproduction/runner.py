@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import os
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -132,16 +131,10 @@ def match_config(plan: Plan, row: MatchRow) -> Any:
 def study_config(
     plan: Plan, row: StudyRow, *, workers: int = 1, games_per_worker: int | None = None
 ) -> Any:
-    """The :class:`tuning.studies.study.StudyConfig` of a study row, and the sampler it uses."""
+    """The :class:`tuning.studies.config.StudyConfig` of a study row."""
     from tuning.search_spaces import make_space
     from tuning.studies.config import StudyConfig
 
-    names = {f.name for f in fields(StudyConfig)}
-    extra: dict[str, Any] = {}
-    if "sampler" in names:
-        extra["sampler"] = row.sampler
-    elif row.sampler not in ("gp", "botorch"):
-        raise PlanError(f"row {row.id!r}: this installation has only the 'gp' sampler")
     return StudyConfig(
         space=make_space(row.space, d=row.d, bounds=row.bounds),
         agent=row.agent.format(sims=row.sims),
@@ -157,38 +150,14 @@ def study_config(
         out=plan.folder(row),
         jobs=max(1, min(workers, row.jobs if row.jobs > 1 else workers)),
         verify_games=0,
-        **extra,
-        **_games_per_worker(StudyConfig, plan, games_per_worker),
+        sampler=row.sampler,
+        games_per_worker=games_per_worker_of(plan, games_per_worker),
     )
 
 
 def games_per_worker_of(plan: Plan, value: int | None) -> int:
     """Games each arena process plays at once: ``value``, else the plan's ``[setting]``."""
     return plan.setting.games_per_worker if value is None else value
-
-
-def _games_per_worker(api: Any, plan: Plan, value: int | None) -> dict[str, Any]:
-    """``{"games_per_worker": K}`` for ``api`` (the plan's unless ``value``); ``{}`` for 1.
-
-    Raises:
-        PlanError: For K > 1 when the installed arena cannot play several games per process.
-    """
-    k = games_per_worker_of(plan, value)
-    if k == 1:
-        return {}
-    names = (
-        {f.name for f in fields(api)}
-        if hasattr(api, "__dataclass_fields__")
-        else set(inspect.signature(api).parameters)
-    )
-    if "games_per_worker" not in names:
-        raise PlanError("games_per_worker: this installation's arena plays one game per process")
-    return {"games_per_worker": k}
-
-
-def sampler_used(config: Any) -> str:
-    """The sampler a study config uses (``gp``: Optuna's GPSampler, the only one before)."""
-    return str(getattr(config, "sampler", "gp"))
 
 
 def row_definition(plan: Plan, row: Row) -> dict[str, Any]:
@@ -209,7 +178,7 @@ def row_definition(plan: Plan, row: Row) -> dict[str, Any]:
         }
     config = study_config(plan, row)
     identity = config.identity()
-    return {"kind": "study", **identity, "sampler": sampler_used(config)}
+    return {"kind": "study", **identity, "sampler": config.sampler}
 
 
 def fingerprint(definition: dict[str, Any]) -> str:
@@ -483,10 +452,8 @@ def _run_match_row(
 
     config = match_config(plan, row)
     folder = plan.folder(row)
-    kwargs: dict[str, Any] = _games_per_worker(run_match, plan, games_per_worker)
+    kwargs: dict[str, Any] = {"games_per_worker": games_per_worker_of(plan, games_per_worker)}
     if ray is not None:
-        if "ray" not in inspect.signature(run_match).parameters:
-            raise PlanError("--ray: this installation's arena cannot play on Ray")
         kwargs["ray"] = ray
     done_before = played_games(plan, row)
     seen = 0
@@ -541,7 +508,7 @@ def _run_study_row(
         "format": FORMAT,
         "id": row.id,
         "params_file": relative_inside(Path(report.best_file), plan.root),
-        "sampler": sampler_used(config),
+        "sampler": config.sampler,
         "trials": report.trials,
         "best": report.best,
         "study": report.study,

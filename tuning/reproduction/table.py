@@ -25,19 +25,6 @@ from typing import Any
 
 from tuning.reproduction.plan import MatchRow, Plan, StudyRow
 
-
-def effective_sampler(row: StudyRow) -> str:
-    """The sampler a study row uses with this installation.
-
-    ``gp`` (Optuna's GPSampler) where the tuner does not name its samplers yet.
-    """
-    from dataclasses import fields
-
-    from tuning.studies.config import StudyConfig
-
-    return row.sampler if "sampler" in {f.name for f in fields(StudyConfig)} else "gp"
-
-
 __all__ = ["BEGIN", "END", "results_table", "write_table"]
 
 BEGIN = "<!-- results:begin -->"
@@ -117,7 +104,7 @@ def _study_entry(plan: Plan, row: StudyRow, study_state: StudyState | None) -> d
         "trials_planned": row.trials,
         "games_per_trial": row.games,
         "sims": row.sims,
-        "sampler": effective_sampler(row),
+        "sampler": row.sampler,
         "finished": record.exists(),
     }
     if record.exists():

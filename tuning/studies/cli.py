@@ -13,40 +13,40 @@ Registered through the entry-point group ``gomcts.commands``. It builds a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from agents.lifetime import interrupt_once
-from agents.matches.cli import games_per_worker
-from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, make_space
+from tuning.studies.options import add_options, option_values
 
 __all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``gomcts tune`` to ``parser``."""
+    """Add the options of ``gomcts tune`` to ``parser``.
+
+    The options of the study's settings come from the fields of
+    :class:`tuning.studies.config.StudyConfig` (their help, type and choices are in the
+    fields' metadata, :mod:`tuning.studies.options`); this function adds the others: the
+    search space, the rules, the trap-tree objective and the command's own switches.
+    """
     from agents.cli import add_rules_arguments
     from agents.traps import POLICIES
     from agents.traps.cli import add_tree_arguments
+    from tuning.studies.config import StudyConfig
 
-    parser.add_argument(
-        "--games-per-worker",
-        type=games_per_worker,
-        default=1,
-        metavar="K",
-        help="games each arena process plays at once, their searches' leaf evaluations "
-        "batched into one network call per round (docs/arena.md; default 1)",
-    )
     parser.add_argument(
         "space",
         help="search space: a backup that declares tunable parameters (monotone, softmax, or an "
         "installed plugin's that declares them; an unknown name lists them), optionally with "
         "'+c' to tune the exploration constant too (e.g. softmax+c)",
     )
-    study = parser.add_argument_group("search")
+    groups = {title: parser.add_argument_group(title) for title in ("search", "games", "running")}
+    study = groups["search"]
     study.add_argument(
         "--d",
         type=int,
@@ -73,70 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="range of c when tuned (default 0.1 4)",
     )
-    study.add_argument(
-        "--trials",
-        type=int,
-        default=20,
-        help="COMPLETE trials the study should reach, over all workers "
-        "(default 20; 0: only write the outputs)",
-    )
-    study.add_argument(
-        "--sampler",
-        choices=SAMPLERS,
-        default=DEFAULT_SAMPLER,
-        help="botorch: a GP told each trial's binomial noise, noisy EI (default); gp: "
-        "Optuna's GPSampler; tpe; random",
-    )
-    study.add_argument(
-        "--startup-trials",
-        type=int,
-        default=10,
-        help="uniform random trials before the GP takes over (default 10)",
-    )
-    study.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
-    match = parser.add_argument_group("games")
-    match.add_argument(
-        "--agent",
-        default="mcts:sims=100",
-        help="base agent spec; the candidate is it with the tuned backup (default mcts:sims=100)",
-    )
-    match.add_argument(
-        "--baseline",
-        default=None,
-        help="opponent spec (default: the base agent with the mean backup)",
-    )
     add_rules_arguments(parser)
-    match.add_argument(
-        "--games",
-        type=int,
-        default=60,
-        help="games per trial, even: pairs with colours swapped (default 60)",
-    )
-    match.add_argument(
-        "--batch",
-        type=int,
-        default=10,
-        help="games between two reports to the pruner, even (default 10)",
-    )
-    match.add_argument("--no-prune", action="store_true", help="never stop a trial early")
-    match.add_argument(
-        "--prune-z",
-        type=float,
-        default=None,
-        help="quantile of the pruner's upper Wilson bound (default 2.576: 99%%)",
-    )
-    match.add_argument(
-        "--prune-min-games",
-        type=int,
-        default=None,
-        help="no pruning before this many games (default games/4, whole batches)",
-    )
-    match.add_argument(
-        "--opening-moves",
-        type=int,
-        default=2,
-        help="random opening moves shared by a pair of games (default 2)",
-    )
+    groups["games"].add_argument("--no-prune", action="store_true", help="never stop a trial early")
+    add_options(parser, StudyConfig, groups)
     traps = parser.add_argument_group(
         "trap-tree objective (--objective traps; the tree options are those of gomcts traps)"
     )
@@ -167,69 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fresh trees of the paired comparison with mean (default 500; 0: none)",
     )
     add_tree_arguments(traps)
-    run = parser.add_argument_group("running")
-    run.add_argument("--out", default=None, help="output folder (default runs/<study name>)")
-    run.add_argument(
-        "--storage",
-        default=None,
-        help="study storage: a *.db / *.log file, sqlite:///PATH, journal:PATH or "
-        "postgresql://USER:PASSWORD@HOST:PORT/DB (default <out>/study.db)",
-    )
-    run.add_argument(
-        "--study-name",
-        default=None,
-        help="study name in the storage (default <space>-<size>x<size>-n<sims>)",
-    )
-    run.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="worker processes running trials in parallel here (default 1)",
-    )
-    run.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="arena processes per trial (default 1: games run in the job itself); with "
-        "--ray, games of a trial in flight on the cluster (default: all its CPUs)",
-    )
-    run.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="ADDRESS",
-        help="play the games of trials and of the verification on a Ray cluster: the one "
-        "this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
-        'ray://HOST:10001, or local. Needs pip install "gomcts[cluster]"; see docs/cluster.md',
-    )
-    run.add_argument(
-        "--heartbeat",
-        type=int,
-        default=30,
-        help="seconds between heartbeats of a running trial (default 30)",
-    )
-    run.add_argument(
-        "--grace",
-        type=int,
-        default=None,
-        help="seconds without heartbeat before a trial is retried (default 2x)",
-    )
-    run.add_argument(
-        "--max-retry", type=int, default=3, help="retries of one interrupted trial (default 3)"
-    )
-    run.add_argument(
-        "--verify-games",
-        type=int,
-        default=400,
-        help="games of the verification match of the best parameters (default 400; 0: none)",
-    )
-    run.add_argument(
-        "--verify-workers",
-        type=int,
-        default=None,
-        help="processes of the verification match (default: all cores)",
-    )
+    run = groups["running"]
     run.add_argument(
         "--no-outputs",
         action="store_true",
@@ -244,7 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`tuning.studies.study.StudyConfig` the options describe.
+    """The :class:`tuning.studies.config.StudyConfig` the options describe.
 
     Raises:
         ValueError: For a bad option (unknown space, reversed bounds...).
@@ -255,41 +132,23 @@ def config_from_args(args: argparse.Namespace) -> Any:
     from tuning.studies.config import StudyConfig
     from tuning.studies.objective import PRUNE_Z
 
-    space = make_space(
-        args.space, d=args.d, bounds=args.bounds, tune_c=args.tune_c, c_bounds=args.c_bounds
+    values = option_values(args, StudyConfig)
+    out = values.pop("out")
+    values.update(
+        space=make_space(
+            args.space, d=args.d, bounds=args.bounds, tune_c=args.tune_c, c_bounds=args.c_bounds
+        ),
+        rules=rules_from_args(args),
+        prune=not args.no_prune,
+        prune_z=PRUNE_Z if args.prune_z is None else args.prune_z,
+        workers=args.workers if args.workers is not None or args.ray else 1,
+        heartbeat_interval=args.heartbeat_interval or None,
     )
-    fields: dict[str, Any] = {
-        "space": space,
-        "agent": args.agent,
-        "baseline": args.baseline,
-        "rules": rules_from_args(args),
-        "games": args.games,
-        "batch": args.batch,
-        "prune": not args.no_prune,
-        "prune_z": PRUNE_Z if args.prune_z is None else args.prune_z,
-        "prune_min_games": args.prune_min_games,
-        "trials": args.trials,
-        "sampler": args.sampler,
-        "startup_trials": args.startup_trials,
-        "seed": args.seed,
-        "opening_moves": args.opening_moves,
-        "study_name": args.study_name,
-        "storage": args.storage,
-        "workers": args.workers if args.workers is not None or args.ray else 1,
-        "jobs": args.jobs,
-        "heartbeat_interval": args.heartbeat or None,
-        "grace_period": args.grace,
-        "max_retry": args.max_retry,
-        "verify_games": args.verify_games,
-        "verify_workers": args.verify_workers,
-        "ray": args.ray,
-        "games_per_worker": args.games_per_worker,
-    }
     if args.objective == "traps":
         from agents.traps.cli import trees_from_args
         from tuning.studies.trap_objective import TrapObjectiveConfig
 
-        fields["traps"] = TrapObjectiveConfig(
+        values["traps"] = TrapObjectiveConfig(
             trees=trees_from_args(args),
             sims=args.trap_sims,
             n_trees=args.trap_trees,
@@ -298,12 +157,11 @@ def config_from_args(args: argparse.Namespace) -> Any:
             verify_trees=args.verify_trees,
             workers=args.workers if args.workers is not None else 1,
         )
-        fields["agent"] = f"mcts:sims={args.trap_sims}"
-        fields["workers"] = 1
-        fields["verify_games"] = 0
-    config = StudyConfig(**fields)
-    out = Path(args.out) if args.out else Path("runs") / config.name
-    return StudyConfig(**fields, out=out)
+        values["agent"] = f"mcts:sims={args.trap_sims}"
+        values["workers"] = 1
+        values["verify_games"] = 0
+    config = StudyConfig(**values)
+    return dataclasses.replace(config, out=Path(out) if out else Path("runs") / config.name)
 
 
 def run(args: argparse.Namespace) -> int:

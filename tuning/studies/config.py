@@ -18,6 +18,7 @@ from typing import Any
 
 from optuna.distributions import FloatDistribution
 
+from agents.matches.cli import games_per_worker as parse_games_per_worker
 from agents.mcts.multi import check_width
 from agents.registry import agent_config, agent_spec
 from go_env.rules import Rules
@@ -25,6 +26,7 @@ from go_env.validation import check_int
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import SearchSpace
 from tuning.studies.objective import PRUNE_Z, ObjectiveConfig
+from tuning.studies.options import option
 from tuning.studies.storage import storage_url
 from tuning.studies.trap_objective import TrapObjectiveConfig
 
@@ -95,32 +97,182 @@ class StudyConfig:
     """
 
     space: SearchSpace
-    agent: str = "mcts:sims=100"
-    baseline: str | None = None
+    agent: str = field(
+        default="mcts:sims=100",
+        metadata=option(
+            "base agent spec; the candidate is it with the tuned backup (default mcts:sims=100)",
+            group="games",
+        ),
+    )
+    baseline: str | None = field(
+        default=None,
+        metadata=option(
+            "opponent spec (default: the base agent with the mean backup)", group="games"
+        ),
+    )
     rules: Rules = field(default_factory=Rules)
-    games: int = 60
-    batch: int = 10
+    games: int = field(
+        default=60,
+        metadata=option(
+            "games per trial, even: pairs with colours swapped (default 60)",
+            group="games",
+            type=int,
+        ),
+    )
+    batch: int = field(
+        default=10,
+        metadata=option(
+            "games between two reports to the pruner, even (default 10)", group="games", type=int
+        ),
+    )
     prune: bool = True
-    prune_z: float = PRUNE_Z
-    prune_min_games: int | None = None
-    trials: int = 20
-    sampler: str = DEFAULT_SAMPLER
-    startup_trials: int = 10
-    seed: int = 0
-    opening_moves: int = 2
-    study_name: str | None = None
-    storage: str | None = None
-    out: Path | str = Path("runs/tune")
-    workers: int | None = 1
-    jobs: int = 1
-    heartbeat_interval: int | None = 30
-    grace_period: int | None = None
-    max_retry: int = 3
-    verify_games: int = 400
-    verify_workers: int | None = None
+    prune_z: float = field(
+        default=PRUNE_Z,
+        metadata=option(
+            "quantile of the pruner's upper Wilson bound (default 2.576: 99%%)",
+            group="games",
+            type=float,
+            default=None,
+        ),
+    )
+    prune_min_games: int | None = field(
+        default=None,
+        metadata=option(
+            "no pruning before this many games (default games/4, whole batches)",
+            group="games",
+            type=int,
+        ),
+    )
+    trials: int = field(
+        default=20,
+        metadata=option(
+            "COMPLETE trials the study should reach, over all workers "
+            "(default 20; 0: only write the outputs)",
+            group="search",
+            type=int,
+        ),
+    )
+    sampler: str = field(
+        default=DEFAULT_SAMPLER,
+        metadata=option(
+            "botorch: a GP told each trial's binomial noise, noisy EI (default); gp: "
+            "Optuna's GPSampler; tpe; random",
+            group="search",
+            choices=SAMPLERS,
+        ),
+    )
+    startup_trials: int = field(
+        default=10,
+        metadata=option(
+            "uniform random trials before the GP takes over (default 10)", group="search", type=int
+        ),
+    )
+    seed: int = field(
+        default=0, metadata=option("study seed (default 0)", group="search", type=int)
+    )
+    opening_moves: int = field(
+        default=2,
+        metadata=option(
+            "random opening moves shared by a pair of games (default 2)", group="games", type=int
+        ),
+    )
+    study_name: str | None = field(
+        default=None,
+        metadata=option(
+            "study name in the storage (default <space>-<size>x<size>-n<sims>)", group="running"
+        ),
+    )
+    storage: str | None = field(
+        default=None,
+        metadata=option(
+            "study storage: a *.db / *.log file, sqlite:///PATH, journal:PATH or "
+            "postgresql://USER:PASSWORD@HOST:PORT/DB (default <out>/study.db)",
+            group="running",
+        ),
+    )
+    out: Path | str = field(
+        default=Path("runs/tune"),
+        metadata=option("output folder (default runs/<study name>)", group="running", default=None),
+    )
+    workers: int | None = field(
+        default=1,
+        metadata=option(
+            "arena processes per trial (default 1: games run in the job itself); with "
+            "--ray, games of a trial in flight on the cluster (default: all its CPUs)",
+            group="running",
+            type=int,
+            default=None,
+        ),
+    )
+    jobs: int = field(
+        default=1,
+        metadata=option(
+            "worker processes running trials in parallel here (default 1)",
+            group="running",
+            type=int,
+        ),
+    )
+    heartbeat_interval: int | None = field(
+        default=30,
+        metadata=option(
+            "seconds between heartbeats of a running trial (default 30)",
+            group="running",
+            type=int,
+            flag="--heartbeat",
+            metavar="HEARTBEAT",
+        ),
+    )
+    grace_period: int | None = field(
+        default=None,
+        metadata=option(
+            "seconds without heartbeat before a trial is retried (default 2x)",
+            group="running",
+            type=int,
+            flag="--grace",
+            metavar="GRACE",
+        ),
+    )
+    max_retry: int = field(
+        default=3,
+        metadata=option("retries of one interrupted trial (default 3)", group="running", type=int),
+    )
+    verify_games: int = field(
+        default=400,
+        metadata=option(
+            "games of the verification match of the best parameters (default 400; 0: none)",
+            group="running",
+            type=int,
+        ),
+    )
+    verify_workers: int | None = field(
+        default=None,
+        metadata=option(
+            "processes of the verification match (default: all cores)", group="running", type=int
+        ),
+    )
     traps: TrapObjectiveConfig | None = None
-    ray: str | None = None
-    games_per_worker: int = 1
+    ray: str | None = field(
+        default=None,
+        metadata=option(
+            "play the games of trials and of the verification on a Ray cluster: the one "
+            "this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
+            'ray://HOST:10001, or local. Needs pip install "gomcts[cluster]"; see docs/cluster.md',
+            group="running",
+            nargs="?",
+            const="auto",
+            metavar="ADDRESS",
+        ),
+    )
+    games_per_worker: int = field(
+        default=1,
+        metadata=option(
+            "games each arena process plays at once, their searches' leaf evaluations "
+            "batched into one network call per round (docs/arena.md; default 1)",
+            group="running",
+            type=parse_games_per_worker,
+            metavar="K",
+        ),
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
@@ -237,23 +389,18 @@ class StudyConfig:
         }
 
     def objective_config(self) -> ObjectiveConfig:
-        """What each trial plays."""
-        config = ObjectiveConfig(
-            space=self.space,
-            agent=self.agent,
-            baseline=self.baseline_spec,
-            rules=self.rules,
-            games=self.games,
-            batch=self.batch,
-            prune=self.prune,
-            seed=self.seed,
-            opening_moves=self.opening_moves,
-            games_dir=self.games_dir,
-            workers=self.workers,
-            max_retry=self.max_retry,
-            ray=self.ray,
-            games_per_worker=self.games_per_worker,
-        )
+        """What each trial plays.
+
+        The objective's settings are this description's fields of the same names, with the
+        baseline resolved and the folder of the trials' games added.
+        """
+        derived: dict[str, Any] = {"baseline": self.baseline_spec, "games_dir": self.games_dir}
+        shared: dict[str, Any] = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(ObjectiveConfig)
+            if f.name not in derived
+        }
+        config = ObjectiveConfig(**shared, **derived)
         config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
         return config
 
