@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 from gnugo_support import COLOR_NAMES as NAMES
-from gnugo_support import gnugo_board, gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
+from gnugo_support import gnugo_board
 
 from agents.gtp import GtpProcess
 from go_env.coords import from_gtp, to_gtp
@@ -103,7 +103,7 @@ def play_random_game(
 
 @pytest.mark.parametrize(("size", "games", "check_every"), PLAN, ids=[f"{s}x{s}" for s, *_ in PLAN])
 def test_random_games_agree_with_gnugo(
-    gnugo_engine: GtpProcess,  # noqa: F811
+    gnugo_engine: GtpProcess,
     size: int,
     games: int,
     check_every: int,
@@ -120,7 +120,7 @@ def test_random_games_agree_with_gnugo(
     assert seen["occupied"] > 0 and seen["legal"] > 0
 
 
-def test_known_ko_and_suicide_position(gnugo_engine: GtpProcess) -> None:  # noqa: F811
+def test_known_ko_and_suicide_position(gnugo_engine: GtpProcess) -> None:
     """A hand-made ko with a suicide point beside it, checked on both sides.
 
     After the moves below (5x5), White to play::

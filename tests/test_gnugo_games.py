@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gnugo_support import gnugo_path  # noqa: F401  (fixture)
 
 from agents.game import play_game
 from agents.gtp.client_agent import GtpAgent, GtpConfig
@@ -31,7 +30,7 @@ OUR_ENGINE = f"{sys.executable} -m agents.cli gtp --agent random:seed=11"
 
 
 @pytest.fixture(scope="module")
-def gnugo(gnugo_path: str) -> Iterator[GtpAgent]:  # noqa: F811
+def gnugo(gnugo_path: str) -> Iterator[GtpAgent]:
     agent = GtpConfig(cmd=f"{gnugo_path} --mode gtp --level 0 --chinese-rules").build()
     yield agent
     agent.close()
@@ -67,7 +66,7 @@ def test_our_engine_plays_gnugo_through_both_gtp_interfaces(
     assert parse_sgf(ours.send("printsgf")).moves == list(state.history)
 
 
-def test_arena_against_gnugo_referees_dead_stones(gnugo_path: str, tmp_path: Path) -> None:  # noqa: F811
+def test_arena_against_gnugo_referees_dead_stones(gnugo_path: str, tmp_path: Path) -> None:
     config = MatchConfig(
         agent_a="random",
         agent_b=f'gtp:cmd="{gnugo_path} --mode gtp --level 0 --chinese-rules"',

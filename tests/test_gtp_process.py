@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-from gnugo_support import gnugo_path  # noqa: F401  (fixture)
 
 from agents.gtp import (
     GtpCommandError,
@@ -185,7 +184,7 @@ def test_error_classes() -> None:
 
 
 @pytest.mark.gnugo
-def test_gnugo_session(gnugo_path: str) -> None:  # noqa: F811
+def test_gnugo_session(gnugo_path: str) -> None:
     with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30) as engine:
         assert engine.send("protocol_version") == "2"
         assert engine.send("name") == "GNU Go"

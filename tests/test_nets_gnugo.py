@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from gnugo_support import gnugo_path  # noqa: F401
 
 from agents.nets.training.data import load_sgf_dir, result_value
 from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG, GnuGoGames, generate_games
@@ -13,7 +12,7 @@ from go_env.sgf import load_sgf, state_from_record
 pytestmark = pytest.mark.gnugo
 
 
-def test_generated_games_are_legal_records_and_resume(gnugo_path, tmp_path):  # noqa: F811
+def test_generated_games_are_legal_records_and_resume(gnugo_path, tmp_path):
     config = GnuGoGames(
         games=2,
         levels=(0,),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from game_support import random_moves
 from gnugo_support import COLOR_NAMES as NAMES
-from gnugo_support import gnugo_board, gnugo_engine, gnugo_path  # noqa: F401  (fixtures)
+from gnugo_support import gnugo_board
 
 from agents.gtp import GtpProcess
 from go_env.coords import from_gtp
@@ -38,7 +38,7 @@ def assert_gnugo_loads(engine: GtpProcess, path: Path, state: GoState) -> None:
 
 @pytest.mark.parametrize(("size", "seed"), [(5, 11), (9, 12), (13, 13), (19, 14)])
 def test_our_games_load_in_gnugo(
-    gnugo_engine: GtpProcess,  # noqa: F811
+    gnugo_engine: GtpProcess,
     tmp_path: Path,
     size: int,
     seed: int,
@@ -54,7 +54,7 @@ def test_our_games_load_in_gnugo(
 
 @pytest.mark.parametrize(("size", "handicap"), [(9, 4), (13, 5), (19, 9)])
 def test_handicap_games_load_in_gnugo(
-    gnugo_engine: GtpProcess,  # noqa: F811
+    gnugo_engine: GtpProcess,
     tmp_path: Path,
     size: int,
     handicap: int,
@@ -72,7 +72,7 @@ def test_handicap_games_load_in_gnugo(
 
 
 def test_set_up_position_with_white_to_play_loads_in_gnugo(
-    gnugo_engine: GtpProcess,  # noqa: F811
+    gnugo_engine: GtpProcess,
     tmp_path: Path,
 ) -> None:
     state = GoState.from_ascii(
@@ -99,7 +99,7 @@ def test_set_up_position_with_white_to_play_loads_in_gnugo(
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sgf")), ids=lambda p: p.name)
-def test_fixtures_read_the_same_by_both(gnugo_engine: GtpProcess, path: Path) -> None:  # noqa: F811
+def test_fixtures_read_the_same_by_both(gnugo_engine: GtpProcess, path: Path) -> None:
     record = load_sgf(path)
     state = state_from_record(record)
     to_move = gnugo_engine.send(f"loadsgf {path}")
