@@ -194,6 +194,14 @@ class Recommendation:
         )
 
 
+def _check_single_objective(study: optuna.Study) -> None:
+    if len(study.directions) > 1:
+        raise ValueError(
+            f"NoisyGPSampler optimises one objective; study {study.study_name!r} has "
+            f"{len(study.directions)}"
+        )
+
+
 def _sign(study_or_direction: Any) -> float:
     direction = getattr(study_or_direction, "direction", study_or_direction)
     return -1.0 if direction == optuna.study.StudyDirection.MINIMIZE else 1.0
@@ -305,13 +313,29 @@ class NoisyGPSampler(BaseSampler):
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
         """The float parameters every finished trial has."""
+        _check_single_objective(study)
         return dict(_float_space(self._space.calculate(study)))
 
     def sample_relative(
         self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        """Maximise ``qLogNoisyExpectedImprovement`` of the fixed-noise GP."""
-        space = _float_space(search_space)
+        """Maximise ``qLogNoisyExpectedImprovement`` of the fixed-noise GP.
+
+        Like Optuna's samplers, it returns a value for every parameter of ``search_space``:
+        the GP's proposal for the continuous floats once ``n_startup_trials`` trials have
+        finished, ``independent_sampler``'s value for the rest (and for all of them before).
+        """
+        _check_single_objective(study)
+        params = self._gp_params(study, trial, _float_space(search_space))
+        for name, dist in search_space.items():
+            if name not in params:
+                params[name] = self.independent_sampler.sample_independent(study, trial, name, dist)
+        return params
+
+    def _gp_params(
+        self, study: optuna.Study, trial: FrozenTrial, space: dict[str, FloatDistribution]
+    ) -> dict[str, Any]:
+        """The GP's proposal for ``space`` (``{}`` before enough trials have finished)."""
         if not space:
             return {}
         done = [
@@ -377,6 +401,7 @@ class NoisyGPSampler(BaseSampler):
         param_distribution: BaseDistribution,
     ) -> Any:
         """Start-up points and unmodelled parameters: from ``independent_sampler``."""
+        _check_single_objective(study)
         return self.independent_sampler.sample_independent(
             study, trial, param_name, param_distribution
         )
