@@ -11,8 +11,7 @@ import optuna
 import pytest
 from optuna.distributions import FloatDistribution
 
-from tuning.samplers import noisy_gp
-from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler, proposed_by_model
+from tuning.samplers import SAMPLERS, TrialSeededSampler, make_sampler, noisy_gp, proposed_by_model
 from tuning.samplers.noise import VARIANCE_ATTR, record_noise, trial_variance, winrate_variance
 from tuning.samplers.noisy_gp import NoisyGPSampler, posterior_at_trials, recommend
 from tuning.samplers.simulation import (
