@@ -19,7 +19,7 @@ import pytest
 from agents import lifetime
 from agents.lifetime import check_stop, die_with_parent, interrupt_once
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="lists processes through /proc (Linux)"

@@ -139,7 +139,7 @@ def test_spec_opponents_are_reseeded_so_seeded_episodes_repeat() -> None:
 def test_the_training_example_runs_and_reports_winrates() -> None:
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
         [
             sys.executable,

@@ -26,7 +26,7 @@ from tuning.reproduction.runner import (
 )
 from tuning.reproduction.table import BEGIN, END
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 HEAD = """
 [plan]

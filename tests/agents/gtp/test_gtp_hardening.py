@@ -18,7 +18,7 @@ from agents.gtp.engine import MAX_SGF_BYTES, GtpEngine
 from agents.gtp.lines import fd_lines
 from agents.random_agent import RandomAgent, RandomConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _root_files() -> set[str]:

@@ -19,7 +19,7 @@ from tuning.search_spaces import make_space
 from tuning.studies.recovery import process_identity
 from tuning.studies.study import StudyConfig, load_study, run_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def game_lines(path: Path) -> list[str]:

@@ -8,7 +8,7 @@ tree size and the root children's moves, visits and values.
 
 Regenerate (only for an intended change of behaviour, and say why in the commit)::
 
-    python tests/test_mcts_golden.py --write
+    python tests/agents/mcts/test_mcts_golden.py --write
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from go_env.kernels import H_TO_PLAY, HEADER
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
-DATA = Path(__file__).parent / "data" / "mcts_golden.json"
+DATA = Path(__file__).resolve().parents[2] / "data" / "mcts_golden.json"
 
 
 class FakeNet:

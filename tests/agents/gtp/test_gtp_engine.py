@@ -19,7 +19,7 @@ from agents.gtp.engine import GtpEngine
 from go_env.sgf import load_sgf
 from go_env.state import GoState
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class FirstLegal:

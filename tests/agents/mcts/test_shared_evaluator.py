@@ -30,7 +30,7 @@ from agents.mcts.multi import SharedEvaluation, answer_alone, check_width, round
 from go_env.rules import Rules
 from go_env.state import GoState
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class ToyForward:

@@ -26,7 +26,7 @@ from go_env.sgf import (
 )
 from go_env.state import Color, GoState
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sgf"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sgf"
 ALL_FIXTURES = sorted(FIXTURES.glob("*.sgf"))
 B, W = Color.BLACK, Color.WHITE
 

@@ -20,7 +20,7 @@ from go_env.coords import from_gtp
 from go_env.rules import Rules
 from go_env.state import Color
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "environment.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "environment.md"
 ENV_TESTS = Path(__file__).resolve().parent / "test_env.py"
 
 # A 9x9 game with a pass (move 4) and a capture (Black's E7, move 7, takes White's E6).
@@ -164,7 +164,7 @@ def test_pitfall_table_names_real_tests() -> None:
         names = re.findall(r"`(test_\w+)`", row[2])
         assert names, f"no test named for {row[0]!r}"
         for name in names:
-            assert name in defined, f"{name} is not a test of tests/test_env.py"
+            assert name in defined, f"{name} is not a test of tests/go_env/test_env.py"
 
 
 def test_quick_start_runs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,7 @@ from tuning.samplers import proposed_by_model
 from tuning.search_spaces import make_space
 from tuning.studies.study import StudyConfig, load_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from go_env.state import Color, GoState
 
 pytestmark = pytest.mark.gnugo
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sgf"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sgf"
 
 
 def gnugo_position(engine: GtpProcess, size: int) -> np.ndarray:

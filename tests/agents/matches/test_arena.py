@@ -27,7 +27,7 @@ from go_env.rules import Rules
 from go_env.sgf import load_sgf, state_from_record
 from go_env.state import Color, GoState
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def deterministic(games: list[Any]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ import pytest
 from agents.matches import ray_pool
 from agents.matches.arena import iter_games
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = ROOT / "tests" / "ray_cluster_scenario.py"
 IN_CI = os.environ.get("CI") == "true"
 
