@@ -31,6 +31,7 @@ from agents.mcts.backups import BACKUPS
 from agents.mcts.backups.tunable import Tunable, TunableParam, tunable_of
 from agents.plugins import PluginError, PluginNotFoundError
 from agents.registry import agent_config, agent_spec
+from go_env.validation import check_int
 
 __all__ = [
     "DEFAULT_C_BOUNDS",
@@ -123,8 +124,7 @@ class SearchSpace:
 
     def __post_init__(self) -> None:
         tunable = _tunable(self.backup)
-        if isinstance(self.d, bool) or not isinstance(self.d, int) or self.d < 1:
-            raise ValueError(f"d (segments of g) must be an int >= 1, got {self.d!r}")
+        check_int("d (segments of g)", self.d, min=1)
         bounds = tunable.default_bounds if self.bounds is None else tuple(self.bounds)
         if bounds is not None:
             if tunable.default_bounds is None:
