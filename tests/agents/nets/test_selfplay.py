@@ -286,7 +286,7 @@ def test_selfplay_speed_benchmark_quick(tmp_path, capsys) -> None:
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "selfplay_speed.py"
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "selfplay_speed.py"
     spec = importlib.util.spec_from_file_location("selfplay_speed", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

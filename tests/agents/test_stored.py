@@ -85,7 +85,7 @@ def test_the_noise_simulation_reads_its_recorded_file() -> None:
     pytest.importorskip("optuna")
     from tuning.simulation import _read
 
-    folder = Path(__file__).resolve().parents[1] / "docs/results/tuning/noise-simulation"
+    folder = Path(__file__).resolve().parents[2] / "docs/results/tuning/noise-simulation"
     header = json.loads(read_stored(folder / "results.jsonl.gz").splitlines()[0])
     records = _read(folder / "results.jsonl", header["settings"])
     assert len(records) == len(read_stored(folder / "results.jsonl.gz").splitlines()) - 1

@@ -51,7 +51,7 @@ def test_every_stage_runs_resumes_and_writes_a_partial_record(
     args = ["--out", str(out), *TINY, "--workers", "1", "--precisions", "bf16"]
     err = run(capsys, *args)
     assert "positions: chunk 1/1 (30/30 positions" in err
-    assert "search: 2/2 positions" in err
+    assert "search: 6/6 searches" in err
     record = json.loads((out / "precision_checks.json").read_text())
     entry = record["precisions"]["bf16"]
     assert entry["passed"] is False and entry["complete"] is False
