@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from agents.base import AgentError
 from agents.game import play_game
 from agents.plugins import PluginError, Registry
 from agents.registry import AGENTS, make_agent
@@ -60,7 +61,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     black_spec = args.black if args.seed is None else _seeded(args.black, args.seed)
     white_spec = args.white if args.seed is None else _seeded(args.white, args.seed + 1)
-    black, white = make_agent(black_spec), make_agent(white_spec)
+    black = make_agent(black_spec)
+    try:
+        white = make_agent(white_spec)
+    except BaseException:
+        black.close()
+        raise
 
     def show(state: GoState, move: int) -> None:
         if args.quiet:
@@ -155,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _reader_gone()
-    except (SpecError, PluginError, GoError, ValueError) as exc:
+    except (SpecError, PluginError, GoError, AgentError, ValueError) as exc:
         print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
