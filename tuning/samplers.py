@@ -14,6 +14,7 @@ by ``(seed, trial number)``; TPE draws its own from its seeded stream.
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from typing import Any
 
@@ -118,13 +119,11 @@ def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
             independent_sampler=TrialSeededSampler(seed),
         )
     if name == "gp":
-        try:
-            import torch  # noqa: F401 - Optuna's GPSampler is built on it
-        except ImportError as exc:
+        if importlib.util.find_spec("torch") is None:  # Optuna's GPSampler is built on it
             raise ImportError(
                 "the sampler 'gp' (Optuna's GPSampler) needs PyTorch, from the extra 'gp': "
                 "pip install 'gomcts[gp]' (or choose --sampler tpe)"
-            ) from exc
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             return GPSampler(
