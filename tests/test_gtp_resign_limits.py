@@ -110,6 +110,25 @@ def test_an_external_engine_that_resigns_is_relayed_as_resign(tmp_path: Path) ->
     assert out == "= \n\n= resign\n\n= resign\n\n"
 
 
+@pytest.mark.gnugo
+def test_gnugo_behind_gtp_cmd_resigns_through_our_engine() -> None:
+    from gnugo_support import require_gnugo
+
+    agent = GtpConfig(cmd=f"{require_gnugo()} --mode gtp", timeout=60).build()
+    walls = [
+        f"play w {c}{r}"
+        for r in range(1, 7)
+        for c in "ABCDEFGHJ"
+        if (c, r) not in {("A", 1), ("C", 1)}  # two eyes: White lives, Black has nothing
+    ]
+    try:
+        out = run("\n".join(["boardsize 9", "komi 50", *walls, "play b E8", "genmove b"]) + "\n",
+                  agent=agent)  # fmt: skip
+    finally:
+        agent.close()
+    assert out.split("\n\n")[-2] == "= resign"
+
+
 # ------------------------------------------------------------------------------ memory
 _PLAY = st.tuples(
     st.sampled_from(["b", "w"]),
