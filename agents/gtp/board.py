@@ -109,6 +109,8 @@ class GtpBoard:
             state.play(move)  # checks first: an illegal move leaves the state unchanged
         else:
             board = _colours(state)
+            if self._restarts and self._restarts[-1].board == board:
+                board = self._restarts[-1].board  # one copy of a board that repeats (passes)
             fresh = self._restarted(board, colour)
             fresh.play(move)
             self._restarts.append(_Restart(len(self._moves), board, colour))
