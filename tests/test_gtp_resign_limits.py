@@ -24,6 +24,7 @@ from agents.gtp.engine import GtpEngine
 from agents.gtp.process import GtpConnectionError, GtpProcess
 from agents.registry import make_agent
 from go_env.coords import to_gtp
+from go_env.rules import Rules
 from go_env.sgf import GameRecord, dump_sgf, parse_sgf
 from go_env.state import GoState
 
@@ -242,6 +243,16 @@ def test_the_client_refuses_a_response_over_the_limit(
 def test_an_agent_of_one_board_size_refuses_others_at_boardsize() -> None:
     out = run("boardsize 19\nboardsize 9\ngenmove b\n", agent=NineOnly())
     assert out == "? unacceptable size (nine plays 9x9 only)\n\n= \n\n= A9\n\n"
+
+
+def test_an_agent_of_one_size_refuses_other_sizes_at_loadsgf_and_at_start(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "big.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[19]KM[6.5];B[dd])")
+    assert run(f"loadsgf {path}\n", agent=NineOnly()) == "? cannot load file\n\n"
+    with pytest.raises(ValueError, match=r"plays 9x9 only.*--size 9"):
+        GtpEngine(NineOnly(), rules=Rules(size=19))
 
 
 def test_the_net_agent_refuses_boardsize_19() -> None:

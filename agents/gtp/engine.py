@@ -28,7 +28,8 @@ agent's ``resign=`` and an external engine's ``resign`` do) answers ``= resign``
 
 Board size. An agent built for one board size (a ``net`` agent, or an MCTS agent whose
 evaluator is a network: see :func:`agent_board_size`) refuses any other at ``boardsize``
-(``? unacceptable size``, with the size it plays), not later at ``genmove``.
+(``? unacceptable size``, with the size it plays) and ``loadsgf`` (``? cannot load file``),
+not later at ``genmove``; the engine is not built for another starting size (``ValueError``).
 
 Komi. ``komi`` accepts a finite number of magnitude at most :data:`MAX_KOMI`.
 
@@ -242,6 +243,12 @@ class GtpEngine:
         self.dead_playouts = dead_playouts
         self.seed = seed
         self._board = GtpBoard(rules or Rules())
+        only = agent_board_size(agent)
+        if only is not None and self._board.rules.size != only:
+            raise ValueError(
+                f"agent {agent.name} plays {only}x{only} only; the board is "
+                f"{self._board.rules.size}x{self._board.rules.size} (use --size {only})"
+            )
         self.time_settings: tuple[int, int, int] | None = None
         self.time_left: dict[Color, tuple[int, int]] = {}
         self.quitting = False
@@ -562,6 +569,15 @@ class GtpEngine:
             first = record.to_play
         else:
             first = Color.WHITE if record.handicap >= 2 else Color.BLACK
+        only = agent_board_size(self.agent)
+        if only is not None and record.size != only:
+            log.warning("loadsgf %s: a %dx%d game; %s plays %dx%d only", args[0], record.size,
+                        record.size, self.agent.name, only, only)  # fmt: skip
+            raise GtpFailure("cannot load file")
+        if abs(record.komi) > MAX_KOMI:
+            log.warning("loadsgf %s: komi %g is not in -%g..%g", args[0], record.komi, MAX_KOMI,
+                        MAX_KOMI)  # fmt: skip
+            raise GtpFailure("cannot load file")
         rules = dataclasses.replace(self._board.rules, size=record.size, komi=record.komi)
         setup = (record.setup_black, record.setup_white)
         try:
