@@ -47,6 +47,8 @@ EXTRA_OF_MODULE = {
     "linear_operator": "botorch",
     "psycopg2": "postgres",
     "ray": "cluster",
+    "onnxruntime": "onnx",
+    "onnx": "onnx",
     "optuna_dashboard": "dashboard",
     "pyspiel": "bench",
     "pygame": "bench",

@@ -1,4 +1,4 @@
-"""MaxMCTS(λ) (Khandelwal et al. 2016, RECONSTRUCTED for games, spec §8)."""
+"""MaxMCTS(λ) (Khandelwal et al. 2016, RECONSTRUCTED for games, docs/backups.md#maxmcts)."""
 
 from __future__ import annotations
 

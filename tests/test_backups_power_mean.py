@@ -1,4 +1,4 @@
-"""Power-mean backup (Dam et al. 2019, RECONSTRUCTED, spec §9)."""
+"""Power-mean backup (Dam et al. 2019, RECONSTRUCTED, docs/backups.md#power-mean)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Xie–Liu fixed-profile weighted average (RECONSTRUCTED stand-in, spec §7)."""
+"""Xie–Liu fixed-profile weighted average (RECONSTRUCTED stand-in, docs/backups.md#xie-liu)."""
 
 from __future__ import annotations
 

@@ -111,7 +111,7 @@ def test_script_prints_the_comparison_and_refuses_bad_files(tmp_path: Path) -> N
     assert "differ: p = 0.801 (two-sided)" in done.stdout
     assert done.stdout.startswith(f"files:    {NET3}  against  {NET2}\n")
     copy = tmp_path / "copy.jsonl"
-    shutil.copy(NET3, copy)
+    shutil.copy(NET3.with_name(NET3.name + ".gz"), tmp_path / "copy.jsonl.gz")  # as recorded
     missing = run(str(copy), str(tmp_path / "missing.jsonl"))
     assert (
         missing.returncode == 2 and "error:" in missing.stderr and "missing.jsonl" in missing.stderr

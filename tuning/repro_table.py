@@ -46,10 +46,10 @@ END = "<!-- results:end -->"
 
 def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
     from agents.matches.paired import compare_matches
-    from agents.matches.results import read_results
+    from agents.matches.results import read_results, stored_results
     from agents.matches.stats import Tally, estimate
 
-    path = plan.folder(row) / "results.jsonl"
+    path = plan.folder(row) / "results.jsonl"  # or results.jsonl.gz, as recorded
     entry: dict[str, Any] = {
         "id": row.id,
         "kind": "match",
@@ -67,7 +67,7 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
         "wins_draws_losses": None,
         "paired": [],
     }
-    if not path.exists():
+    if stored_results(path) is None:
         return entry
     _, games = read_results(path)
     scores = [games[i].score_a for i in sorted(games) if i < row.games]
@@ -80,7 +80,7 @@ def _match_entry(plan: Plan, row: MatchRow) -> dict[str, Any]:
         entry["wins_draws_losses"] = [tally.wins, tally.draws, tally.losses]
     for other in row.compare_with:
         other_path = plan.folder(other) / "results.jsonl"
-        if not other_path.exists():
+        if stored_results(other_path) is None:
             continue
         try:
             cmp = compare_matches(path, other_path)

@@ -222,13 +222,11 @@ def played_games(plan: Plan, row: Row) -> int:
     """Games already recorded in a row's folder (match games, or games of all trials)."""
     folder = plan.folder(row)
     if isinstance(row, MatchRow):
-        path = folder / "results.jsonl"
-        if not path.exists():
-            return 0
-        from agents.matches.results import read_results
+        from agents.matches.results import read_results, stored_results
 
         try:
-            return len(read_results(path)[1])
+            path = stored_results(folder / "results.jsonl")  # plain, or compressed as recorded
+            return 0 if path is None else len(read_results(path)[1])
         except (ValueError, OSError):
             return 0
     study = _stored_study(plan, row)

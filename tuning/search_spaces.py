@@ -6,7 +6,8 @@ how a point becomes the backup's parameters and spec, and how to draw it. So any
 backup that declares one can be tuned, a ``pip install``ed plugin's as well as ours; this
 module knows no backup by name. Monotone and Softmax MCTS (Li & Lim, *Bayesian optimization for
 backpropagation in Monte-Carlo tree search*, 2020) declare their knot heights ``g_0..g_d``
-(``d`` segments, default 5; boxes ``[-10, 10]`` and ``[-12, 2]``, ``backups-spec.md`` §4).
+(``d`` segments, default 5; boxes ``[-10, 10]`` and ``[-12, 2]``,
+``docs/backups.md#weight-family``).
 With ``tune_c`` the exploration constant ``c`` of the tree policy is searched jointly, on a
 log scale.
 
@@ -40,7 +41,8 @@ __all__ = [
 ]
 
 DEFAULT_D = 5
-"""Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED (``backups-spec.md`` §4)."""
+"""Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED
+(``docs/backups.md#weight-family``)."""
 
 DEFAULT_C_BOUNDS = (0.1, 4.0)
 """Default range of the exploration constant when it is tuned (searched on a log scale)."""

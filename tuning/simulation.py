@@ -36,6 +36,7 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 
+from agents.stored import expand, read_stored, stored_file
 from tuning.noise import record_noise
 from tuning.noisy_gp import recommend
 from tuning.samplers import SAMPLERS, make_sampler
@@ -259,15 +260,17 @@ def simulate_run(
 
 
 def _read(path: Path, identity: dict[str, Any]) -> list[dict[str, Any]]:
-    if not path.exists():
+    """The records of ``path`` (plain, or compressed as recorded: :mod:`agents.stored`)."""
+    stored = stored_file(path)
+    if stored is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"settings": identity}) + "\n", encoding="utf-8")
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_stored(stored).decode("utf-8").splitlines()
     header = json.loads(lines[0]).get("settings") if lines else None
     if header != identity:
         raise ValueError(
-            f"{path} holds a simulation with other settings ({header}); use another --out "
+            f"{stored} holds a simulation with other settings ({header}); use another --out "
             "or the same settings"
         )
     return [json.loads(line) for line in lines[1:] if line.strip()]
@@ -304,7 +307,7 @@ def run_simulation(
             trials=config.trials,
             startup_trials=config.startup_trials,
         )
-        with path.open("a", encoding="utf-8") as fh:
+        with expand(path).open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
         records.append(record)
         if progress is not None:

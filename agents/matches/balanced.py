@@ -23,7 +23,7 @@ its parameters and the network, and a longer book starts with the shorter one.
 
 This is the balanced-opening method of the reproduction of Li & Lim (issue 19,
 ``docs/reproduction.md``); the paper does not say how its games were diversified
-(``backups-spec.md`` section 11 lists "a source of game diversity" as unspecified).
+(``docs/protocol.md#open-choices``: where the games differ is a choice the paper leaves open).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The policy/value network: an AlphaGo Zero style residual tower with two heads.
 
 Architecture (David Silver et al., *Mastering the game of Go without human knowledge*, Nature
-2017, Methods "Neural network architecture"; [LL20] uses the same form, ``backups-spec.md``
-section 11): a 3x3 convolution with batch normalisation and ReLU, then ``blocks`` residual
-blocks (two 3x3 convolutions of ``filters`` channels with batch normalisation, a skip
-connection, ReLU), then
+2017, Methods "Neural network architecture"; [LL20] uses the same form,
+``docs/protocol.md#setting``): a 3x3 convolution with batch normalisation and ReLU, then
+``blocks`` residual blocks (two 3x3 convolutions of ``filters`` channels with batch
+normalisation, a skip connection, ReLU), then
 
 * a **policy head**: 1x1 convolution to ``policy_channels`` channels, batch norm, ReLU, and a
   fully connected layer to ``N*N + 1`` logits (pass last);

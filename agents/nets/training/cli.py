@@ -106,6 +106,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         seed=args.seed,
         device=args.device,
         threads=args.threads,
+        precision=args.precision,
     )
     path = train_selfplay(
         args.out,
@@ -163,5 +164,11 @@ def register(subparsers: Any) -> None:
     rl.add_argument("--eval-games", type=int, default=20, help="games against the best")
     rl.add_argument("--eval-sims", type=int, default=50, help="simulations in those games")
     rl.add_argument("--promote", type=float, default=0.55, help="score rate to promote")
+    rl.add_argument(
+        "--precision",
+        default="fp32",
+        help="precision of the network in the games: fp32 (default), bf16, int8 or auto "
+        "(docs/nets.md); training is always fp32",
+    )
     rl.add_argument("--init", default=None, help="checkpoint to start from (e.g. an SL model)")
     rl.set_defaults(func=_cmd_selfplay)

@@ -51,6 +51,7 @@ from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.evaluator import NetEvaluator, resolve_device
 from agents.nets.features import input_planes
 from agents.nets.model import NetConfig, PolicyValueNet
+from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from agents.nets.training.plots import plot_losses, plot_winrates
 from agents.nets.training.replay import ReplayBuffer
@@ -100,6 +101,9 @@ class SelfPlayConfig:
         seed: Seed of the run.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
         threads: Torch CPU threads (0: leave torch's setting).
+        precision: Precision of the network in the games (self-play and evaluation):
+            ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"`` (:mod:`agents.nets.precision`);
+            training is always fp32.
     """
 
     net: NetConfig = dataclasses.field(default_factory=NetConfig)
@@ -125,6 +129,7 @@ class SelfPlayConfig:
     seed: int = 0
     device: str = "cpu"
     threads: int = 1
+    precision: str = "fp32"
 
     def __post_init__(self) -> None:
         for name in (
@@ -144,6 +149,7 @@ class SelfPlayConfig:
         if not 0 <= self.promote <= 1:
             raise ValueError(f"promote must be in [0, 1], got {self.promote}")
         check_threads(self.threads)
+        check_precision(self.precision)
 
     @property
     def rules(self) -> Rules:
@@ -173,7 +179,8 @@ class SelfPlayConfig:
         c = "" if self.c is None else f",c={self.c:g}"
         return (
             f"mcts:policy=puct,sims={sims},batch={self.batch}{c},"
-            f'evaluator="net:{model},threads={self.threads},device={self.device}"'
+            f'evaluator="net:{model},threads={self.threads},device={self.device},'
+            f'precision={self.precision}"'
         )
 
 
@@ -197,7 +204,9 @@ def self_play_game(
         temperature_moves=config.temperature_moves,
         seed=seed,
     )
-    evaluator = NetEvaluator(net, symmetry="random", seed=seed, device=config.device)
+    evaluator = NetEvaluator(
+        net, symmetry="random", seed=seed, device=config.device, precision=config.precision
+    )
     agent = MCTSAgent(mcts, evaluator=evaluator)
     state = GoState(rules)
     planes, policies, players = [], [], []
