@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import tempfile
 import textwrap
 import time
 import tracemalloc
@@ -135,10 +136,24 @@ _PLAY = st.tuples(
     st.sampled_from(["b", "w"]),
     st.one_of(st.just("pass"), st.integers(0, 360).map(lambda p: to_gtp(p, 19))),
 )
+# A 19x19 record of 60 moves and passes (loaded again and again: each load replaces the game).
+_SGF_DIR = tempfile.mkdtemp(prefix="gtp-memory-")
+_SGF = Path(_SGF_DIR) / "game.sgf"
+_LETTERS = "abcdefghijklmnopqrs"
+_SGF.write_text(
+    "(;GM[1]FF[4]SZ[19]KM[7.5]"
+    + "".join(
+        f";{'BW'[i % 2]}[{_LETTERS[(7 * i) % 361 % 19]}{_LETTERS[(7 * i) % 361 // 19]}]"
+        if i % 5 else f";{'BW'[i % 2]}[]"
+        for i in range(60)
+    )
+    + ")"
+)  # fmt: skip
 _COMMAND = st.one_of(
     _PLAY.map(lambda cv: f"play {cv[0]} {cv[1]}"),
     st.just("undo"),
     st.just("komi 6.5"),
+    st.just(f"loadsgf {_SGF}"),
 )
 
 
@@ -147,14 +162,15 @@ _COMMAND = st.one_of(
 def test_memory_is_bounded_by_the_moves_and_undo_restores_each_position(
     commands: list[str],
 ) -> None:
-    """tracemalloc's peak over a stream of play/undo/komi on 19x19 grows by bytes per move.
+    """tracemalloc's peak over a stream of play/undo/komi/loadsgf on 19x19 grows by bytes a move.
 
     A full state per move (the undo stack of old) is about 320 KB on 19x19: 150 moves would
     pass 40 MB; the bound here is 4 MB plus 4 KB a move.
     """
     engine = GtpEngine(FirstLegal(), engine_version="test")
     engine.handle("boardsize 19")
-    snapshots: list[tuple[bytes, int]] = []  # the position before each move still played
+    # the position before each move still played (None: a move of a loaded record)
+    snapshots: list[tuple[bytes, int] | None] = []
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
@@ -167,9 +183,12 @@ def test_memory_is_bounded_by_the_moves_and_undo_restores_each_position(
             if command.startswith("play") and answer.startswith("="):
                 snapshots.append(before)
             elif command == "undo" and answer.startswith("="):
-                assert (engine.state.board.tobytes(), int(engine.state.to_play)) == (
-                    snapshots.pop()
-                )
+                expected = snapshots.pop()
+                if expected is not None:
+                    assert (engine.state.board.tobytes(), int(engine.state.to_play)) == expected
+            elif command.startswith("loadsgf"):
+                assert answer == "= \n\n", answer
+                snapshots = [None] * len(engine.moves)
             most = max(most, len(engine.moves))
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
