@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 import tempfile
 import textwrap
@@ -379,3 +380,21 @@ def test_a_missing_gtp_program_is_one_sentence(capsys: pytest.CaptureFixture[str
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     with pytest.raises(AgentError, match="was not found"):
         GtpConfig(cmd="surely-no-such-gtp-program").build()
+
+
+def test_an_overlong_command_line_is_dropped_and_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents.gtp import lines
+
+    monkeypatch.setattr(lines, "MAX_LINE_CHARS", 100)
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as out:
+        out.write("1 name\n" + "play b " + "A1 " * 500 + "\nname\n" + "x" * 300)
+    got = list(lines.fd_lines(read, chunk=64))
+    os.close(read)
+    assert got[0] == "1 name\n" and got[2] == "name\n"
+    assert isinstance(got[1], lines.OverlongLine) and isinstance(got[3], lines.OverlongLine)
+    assert max(len(line) for line in got) <= 100
+    engine = GtpEngine(FirstLegal())
+    assert engine.handle(got[1]) == "? command line longer than 1048576 characters\n\n"

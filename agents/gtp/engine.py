@@ -65,7 +65,7 @@ import numpy as np
 from agents.base import Agent, Resignation
 from agents.gtp.analysis import MoveInfo, analysis_hook, format_kata_info, format_lz_info
 from agents.gtp.board import GtpBoard
-from agents.gtp.lines import LineQueue
+from agents.gtp.lines import MAX_LINE_CHARS, LineQueue, OverlongLine
 from go_env.coords import from_gtp, to_gtp
 from go_env.dead_stones import chains, estimate_dead, result_string, score_without
 from go_env.errors import IllegalMoveError
@@ -308,6 +308,8 @@ class GtpEngine:
             empty after removing comments. For ``lz-analyze`` only the first line (``=id``)
             is returned and :meth:`serve` streams the rest.
         """
+        if isinstance(line, OverlongLine):  # its text (and any id) was dropped unread
+            return f"? command line longer than {MAX_LINE_CHARS} characters\n\n"
         text = _CONTROL.sub("", line.replace("\r", "")).replace("\t", " ")
         text = text.split("#", 1)[0].strip()
         if not text:
