@@ -211,6 +211,12 @@ class MixedEvaluator:
         self.lam = float(lam)
         self.uniform_priors = bool(value.uniform_priors)
 
+    @property
+    def board_size(self) -> int | None:
+        """The value evaluator's one board size (a network's), or ``None``."""
+        size = getattr(self.value, "board_size", None)
+        return size if isinstance(size, int) else None
+
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors of the value evaluator; the mixed values."""
         return self._mix(batch, self.value.evaluate(batch))

@@ -146,6 +146,11 @@ class NetEvaluator:
         self.evaluations = 0
         self.hits = 0
 
+    @property
+    def board_size(self) -> int:
+        """The board size the network was built for (positions of other sizes are refused)."""
+        return int(self.config.size)
+
     def seed(self, seed: int | None) -> None:
         """Restart the symmetry draws from ``seed``."""
         self._rng = np.random.default_rng(seed)
