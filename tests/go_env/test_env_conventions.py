@@ -20,7 +20,7 @@ import go_env
 from go_env.single_agent import GoVsOpponentEnv
 from go_env.state import GoState
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _passer(state: GoState) -> int:
