@@ -1,7 +1,6 @@
 """Argument checks shared by every package: an int, a number or a choice, with a clear error.
 
-The library validates at construction (``docs/design.md``, section 5): a bad value raises at
-once, naming the setting, the value it got and what is allowed. These functions are that check,
+The library validates at construction: a bad value raises at once, naming the setting, the value it got and what is allowed. These functions are that check,
 written once. They stand at the bottom layer so that ``go_env``, ``agents`` and ``tuning``
 can all use them (``go_env`` <- ``agents`` <- ``tuning``).
 
