@@ -29,7 +29,6 @@ from go_env.features import PLANE_DTYPE
 from go_env.features import num_planes as history_plane_count
 from go_env.rules import KoRule
 from go_env.tactical_features import TACTICAL_PLANES
-from go_env.tactical_features import _fill as _tactical_fill
 
 if TYPE_CHECKING:
     from go_env.state import GoState
@@ -48,6 +47,135 @@ def _in_sorted(keys, start, stop, key):  # pragma: no cover - compiled
         else:
             hi = mid
     return lo < stop and keys[lo] == key
+
+
+@njit(cache=True, inline="always")
+def _bin(out, first, point, count):  # pragma: no cover - compiled
+    """Write ``count`` into its bin plane (``out[first : first + 7]``) at ``point``."""
+    if count > 0:
+        if count < 7:
+            out[first + count - 1, point] = count
+        else:
+            out[first + 6, point] = 7
+
+
+@njit(cache=True)
+def _tactical(board, nbr, to_play, legal, last, out, work):  # pragma: no cover - compiled
+    """The 24 planes of :func:`go_env.tactical_features.tactical_planes` into ``out (24, P)``.
+
+    The same planes as :func:`go_env.tactical_features._fill` (tested against it), without
+    a board copy per legal point: the chains are labelled once with their stones listed,
+    and the liberties after a move are the distinct empty or captured points next to the
+    move or to the own chains it joins.
+
+    Args:
+        board: ``(P,)`` colours.
+        nbr: Neighbour table.
+        to_play: The player to move (1 or 2).
+        legal: ``bool (P,)`` legal points.
+        last: The last move's point, or -1.
+        out: ``int8 (24, P)`` output, zeroed here.
+        work: ``int64 (8, P)`` scratch.
+    """
+    points = board.shape[0]
+    opp = 3 - to_play
+    out[:] = 0
+    chain_of = work[0]
+    libs = work[1]  # per chain representative
+    size = work[2]
+    members = work[3]  # the stones of each chain, contiguous from start[rep]
+    start = work[4]
+    mark = work[5]  # liberty / chain stamps
+    stack = work[6]
+    chain_of[:] = -1
+    mark[:] = 0
+    stamp = 0
+    filled = 0
+    for p in range(points):
+        if board[p] == 0:
+            out[0, p] = 1
+            continue
+        if chain_of[p] >= 0:
+            continue
+        colour = board[p]
+        stamp += 1
+        start[p] = filled
+        chain_of[p] = p
+        stack[0] = p
+        top = 1
+        count = 0
+        lib = 0
+        while top > 0:
+            top -= 1
+            q = stack[top]
+            members[filled + count] = q
+            count += 1
+            for d in range(4):
+                r = nbr[q, d]
+                if r < 0:
+                    continue
+                v = board[r]
+                if v == 0:
+                    if mark[r] != stamp:
+                        mark[r] = stamp
+                        lib += 1
+                elif v == colour and chain_of[r] < 0:
+                    chain_of[r] = p
+                    stack[top] = r
+                    top += 1
+        filled += count
+        libs[p] = lib
+        size[p] = count
+    for p in range(points):
+        if board[p] != 0:
+            _bin(out, 3, p, libs[chain_of[p]])
+    if 0 <= last < points:
+        out[1, last] = 1
+    seen = work[7]  # per move: the chains next to it (captured, own joined), stamped
+    seen[:] = 0
+    for p in range(points):
+        if not legal[p]:
+            continue
+        out[2, p] = 1
+        stamp += 1
+        captured = 0
+        for d in range(4):
+            q = nbr[p, d]
+            if q >= 0 and board[q] == opp:
+                h = chain_of[q]
+                if libs[h] == 1 and seen[h] != stamp:
+                    seen[h] = stamp
+                    captured += size[h]
+        _bin(out, 17, p, captured)
+        # Liberties after the move: empty or captured points next to p or to an own chain
+        # that p joins (p itself excluded), counted once each.
+        lib_stamp = stamp
+        stamp += 1
+        joined = stamp
+        lib = 0
+        for d in range(-1, 4):
+            if d < 0:
+                first, n = -1, 1  # p itself
+            else:
+                q = nbr[p, d]
+                if q < 0 or board[q] != to_play:
+                    continue
+                h = chain_of[q]
+                if seen[h] == joined:
+                    continue
+                seen[h] = joined
+                first, n = start[h], size[h]
+            for i in range(n):
+                s = p if first < 0 else members[first + i]
+                for e in range(4):
+                    r = nbr[s, e]
+                    if r < 0 or r == p or mark[r] == joined:
+                        continue
+                    v = board[r]
+                    if v == 0 or (v == opp and seen[chain_of[r]] == lib_stamp):
+                        mark[r] = joined
+                        lib += 1
+        _bin(out, 10, p, lib)
 
 
 @njit(cache=True)
@@ -86,13 +214,13 @@ def leaf_inputs(
         zob: Zobrist keys of the board size.
         side: Zobrist keys of the player to move.
         tactical: Whether to append the 24 tactical planes.
-        planes: ``int8 (B, C, N, N)`` output, ``C = 2k + 1 (+ 24)``.
+        planes: ``int8 (B, C, P)`` output (the planes ``(B, C, N, N)``, points flat),
+            ``C = 2k + 1 (+ 24)``.
         masks: ``bool (B, P + 1)`` output.
     """
     count = depths.shape[0]
     k = recent.shape[1]
     points = recent.shape[2]
-    n = planes.shape[2]
     length = roots.shape[1]
     s = np.empty(length, dtype=np.int64)
     hist = np.zeros((k, points), dtype=np.int8)
@@ -100,6 +228,7 @@ def leaf_inputs(
     board = np.empty(points, dtype=np.int8)
     legal = np.empty(points, dtype=np.bool_)
     extra = np.zeros((24, points), dtype=np.int8)  # TACTICAL_PLANES
+    work = np.empty((8, points), dtype=np.int64)
     for b in range(count):
         r = root_of[b]
         depth = depths[b]
@@ -123,13 +252,14 @@ def leaf_inputs(
         own = s[H_TO_PLAY]
         opp = 3 - own
         colour = 1 if own == 1 else 0
+        out = planes[b]
         for t in range(k):
             for p in range(points):
                 v = hist[t, p]
-                planes[b, t, p // n, p % n] = v == own
-                planes[b, k + t, p // n, p % n] = v == opp
+                out[t, p] = v == own
+                out[k + t, p] = v == opp
         for p in range(points):
-            planes[b, 2 * k, p // n, p % n] = colour
+            out[2 * k, p] = colour
         # The legal mask, as fill_legal_mask of a GoState that played these moves.
         over = s[H_PASSES] >= 2 or s[H_MOVES] >= move_limit
         for p in range(points):
@@ -159,12 +289,11 @@ def leaf_inputs(
             mark = -1
         for p in range(points):
             board[p] = s[HEADER + p]
-        extra[:] = 0
-        _tactical_fill(board, nbr, own, legal, mark, extra)
+        _tactical(board, nbr, own, legal, mark, extra, work)
         first = 2 * k + 1
         for j in range(24):
             for p in range(points):
-                planes[b, first + j, p // n, p % n] = extra[j, p]
+                out[first + j, p] = extra[j, p]
 
 
 class LeafRoots:
@@ -281,7 +410,7 @@ class LeafRoots:
             geo.zobrist,
             geo.side,
             self.tactical,
-            planes,
+            planes.reshape(count, self.channels, self.points),
             masks,
         )
         return planes, masks

@@ -217,6 +217,49 @@ class NetEvaluator:
         planes, masks = self._leaf_roots.fill(zeros, batch.moves, depths)
         return planes, pass_when_over(masks)
 
+    # ------------------------------------------------------------------ rows (SearchSet)
+    @property
+    def plane_spec(self) -> tuple[int, int, bool] | None:
+        """``(size, history, tactical)`` of the planes, for the search set.
+
+        :class:`agents.mcts.search_set.SearchSet` evaluates this evaluator's leaves in rows;
+        ``None`` with ``symmetry="average"``, whose 8 rows per position go through
+        :meth:`prepare`.
+        """
+        if self.symmetry == "average":
+            return None
+        c = self.config
+        return (c.size, c.history, c.tactical)
+
+    def cache_keys(self, planes: np.ndarray, masks: np.ndarray) -> bytes:
+        """The cache keys of rows, 16 bytes each (:mod:`agents.nets.position_keys`)."""
+        return row_keys(planes, masks).tobytes()
+
+    def cached(self, key: bytes) -> tuple[np.ndarray, float] | None:
+        """The cached ``(priors, value)`` under ``key`` (counted in :attr:`hits`), or ``None``."""
+        if not self.cache_size:
+            return None
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            self.hits += 1
+        return hit
+
+    def draw_symmetry(self) -> int:
+        """The symmetry of one position not in the cache, as :meth:`prepare_planes` draws it."""
+        if self.symmetry == "random":
+            return int(self._rng.integers(0, SYMMETRIES))  # the stream of size=(1,), faster
+        return 0
+
+    def remember(self, key: bytes, priors: np.ndarray, value: float) -> None:
+        """Count one network evaluation and cache its result under ``key``."""
+        self.evaluations += 1
+        if self.cache_size:
+            cache = self._cache
+            cache[key] = (priors, value)
+            while len(cache) > self.cache_size:
+                cache.popitem(last=False)
+
     def prepare_states(self, states: Sequence[GoState]) -> NetPending:
         """The first half of :meth:`evaluate_states` (features, masks, :meth:`prepare_planes`).
 

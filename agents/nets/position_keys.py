@@ -3,8 +3,9 @@
 A network's output for a position depends on its input planes and legal mask only (up to the
 symmetry drawn), so :class:`~agents.nets.evaluator.NetEvaluator` caches results under a key of
 those bytes. :func:`row_keys` computes the keys of a whole batch in one compiled call: two
-independent 64-bit lanes, each mixing the row 8 bytes at a time with a multiply-rotate step
-and ending with the SplitMix64 finaliser (Sebastiano Vigna, *Further scramblings of
+independent 64-bit lanes, each mixing the row (the planes' bytes, then the mask's, each
+padded with zeros to whole words) 8 bytes at a time with a multiply-rotate step and ending
+with the SplitMix64 finaliser (Sebastiano Vigna, *Further scramblings of
 Marsaglia's xorshift generators*, 2017), the length mixed in. Two rows with different bytes
 share a key with probability about ``2**-128`` per pair, far below any cache's reach.
 """
@@ -39,31 +40,46 @@ def _finish(h):  # pragma: no cover - compiled
     return h
 
 
+@njit(cache=True, inline="always")
+def _word(row, i):  # pragma: no cover - compiled
+    """Bytes ``row[i : i + 8]`` as one little-endian word."""
+    w = np.uint64(0)
+    for j in range(8):
+        w |= np.uint64(row[i + j]) << np.uint64(8 * j)
+    return w
+
+
+@njit(cache=True, inline="always")
+def _mix(h1, h2, w):  # pragma: no cover - compiled
+    return _rotl(h1 ^ (w * _P1), 31) * _P2, _rotl(h2 ^ (w * _P3), 29) * _P4
+
+
 @njit(cache=True)
 def _keys(planes, masks, out):  # pragma: no cover - compiled
     """``out[b] = (lane 1, lane 2)`` of the bytes of ``planes[b]`` then ``masks[b]``."""
+    m = planes.shape[1]
+    a = masks.shape[1]
     for b in range(planes.shape[0]):
         h1 = _S1
         h2 = _S2
-        word = np.uint64(0)
-        shift = 0
-        n = planes.shape[1] + masks.shape[1]
-        for i in range(n):
-            if i < planes.shape[1]:
-                byte = np.uint64(np.uint8(planes[b, i]))
-            else:
-                byte = np.uint64(np.uint8(masks[b, i - planes.shape[1]]))
-            word |= byte << np.uint64(shift)
-            shift += 8
-            if shift == 64:
-                h1 = _rotl(h1 ^ (word * _P1), 31) * _P2
-                h2 = _rotl(h2 ^ (word * _P3), 29) * _P4
-                word = np.uint64(0)
-                shift = 0
-        h1 = _rotl(h1 ^ (word * _P1), 31) * _P2 ^ np.uint64(n)
-        h2 = _rotl(h2 ^ (word * _P3), 29) * _P4 ^ np.uint64(n)
-        out[b, 0] = _finish(h1)
-        out[b, 1] = _finish(h2)
+        row = planes[b]
+        full = m - m % 8
+        for i in range(0, full, 8):
+            h1, h2 = _mix(h1, h2, _word(row, i))
+        tail = np.uint64(0)
+        for i in range(full, m):
+            tail |= np.uint64(row[i]) << np.uint64(8 * (i - full))
+        h1, h2 = _mix(h1, h2, tail)
+        legal = masks[b]
+        full = a - a % 8
+        for i in range(0, full, 8):
+            h1, h2 = _mix(h1, h2, _word(legal, i))
+        tail = np.uint64(0)
+        for i in range(full, a):
+            tail |= np.uint64(legal[i]) << np.uint64(8 * (i - full))
+        h1, h2 = _mix(h1, h2, tail)
+        out[b, 0] = _finish(h1 ^ np.uint64(m + a))
+        out[b, 1] = _finish(h2 ^ np.uint64(m + a))
 
 
 def row_keys(planes: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -77,7 +93,7 @@ def row_keys(planes: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise ValueError(f"{count} rows of planes but {masks.shape[0]} rows of masks")
     out = np.empty((count, 2), dtype=np.uint64)
     _keys(
-        np.ascontiguousarray(planes).reshape(count, -1).view(np.int8),
+        np.ascontiguousarray(planes).reshape(count, -1).view(np.uint8),
         np.ascontiguousarray(masks).view(np.uint8).reshape(count, -1),
         out,
     )

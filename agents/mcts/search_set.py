@@ -1,0 +1,445 @@
+"""Many searches in rounds: descend all, evaluate all leaves in one call, back up all.
+
+A :class:`SearchSet` holds the searches of many games of one process (``K`` of them, e.g.
+an arena worker's ``--games-per-worker``, or a self-play worker's games) and runs them in
+**rounds**, as batched searches do (mctx, KataGo's and minigo's many games per process):
+
+1. each search descends to its next leaf (the compiled :func:`~agents.mcts.kernels.descend`;
+   a finished leaf is backed up at once and the search descends again);
+2. the leaves of all searches whose evaluator is a :class:`RowEvaluator` (the network
+   evaluator) get their input planes and legal masks in **one** compiled call
+   (:class:`go_env.leaf_features.LeafRoots`, one root slot per search), their cache keys in
+   one more, and the rows not in a cache go through **one** network call per shared network;
+3. each search sets its new node's priors and backs up (its backup plugin's compiled kernel).
+
+No Python generator frame stands between a leaf and the network: a game's coroutine yields
+one :class:`~agents.mcts.multi.SearchRequest` per **move**, not one request per leaf. Each
+search stays exactly the sequential search it is alone (``Search.steps`` with ``batch = 1``):
+the same descents, the same evaluator cache and symmetry draws (each search's own), the same
+backups, in the same order; only the network's rounding on a batch of another size can
+differ (``docs/decisions/019-shared-evaluator.md``), as with
+:class:`~agents.mcts.multi.SharedEvaluation`. A search whose evaluator is not a
+:class:`RowEvaluator` (random rollouts, a mixed or third-party evaluator), or that collects
+several leaves per step (``batch > 1``, virtual loss), runs its own
+:meth:`Search.steps <agents.mcts.search.Search.steps>` inside the set, its leaf answered by
+the :class:`~agents.mcts.multi.SharedEvaluation` of the round (still one frame per leaf, and
+still exact). See ``docs/decisions/013-search-modules.md``.
+
+**API** (also for self-play): ``searches = SearchSet(capacity)``; ``searches.add(request)``
+for each :class:`~agents.mcts.multi.SearchRequest` (a search with its root set and its
+budget); ``finished = searches.round(shared)`` runs one round and returns
+``[(request, stats)]`` of the searches that ended in it; ``len(searches)`` is the number still
+running. :func:`agents.mcts.multi.round_robin` drives coroutines (games) with it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numba import njit
+
+from agents.mcts.kernels import EXPANDED, TERMINAL, descend_packed
+from agents.mcts.requests import LeafRequest, SearchRequest
+from agents.mcts.search import Search
+from agents.mcts.stats import SearchStats
+from go_env.leaf_features import LeafRoots
+
+__all__ = ["RowEvaluator", "SearchSet"]
+
+
+@runtime_checkable
+class RowEvaluator(Protocol):
+    """An evaluator whose leaves a :class:`SearchSet` evaluates in rows (the network).
+
+    It must give exactly what its ``evaluate`` gives for a batch of one leaf when the set
+    does: look the leaf's key up (:meth:`cached`), draw a symmetry for a miss
+    (:meth:`draw_symmetry`), run :attr:`shared` on the rows, :meth:`remember` the result.
+
+    Attributes:
+        shared: ``(planes, symmetries, masks) -> (priors (R, A), values (R,))``, one object
+            per network (the rows of evaluators with the same ``shared`` go in one call).
+        plane_spec: ``(board size, history, tactical)`` of the input planes
+            (:class:`go_env.leaf_features.LeafRoots`), or ``None`` when this evaluator cannot
+            be evaluated in rows now (e.g. averaging over symmetries).
+    """
+
+    shared: Callable[..., tuple[np.ndarray, np.ndarray]]
+    uniform_priors: bool
+
+    @property
+    def plane_spec(self) -> tuple[int, int, bool] | None: ...  # noqa: D102
+
+    def cache_keys(self, planes: np.ndarray, masks: np.ndarray) -> bytes:
+        """16 bytes per row: the keys of the rows (a pure function of the rows)."""
+        ...
+
+    def cached(self, key: bytes) -> tuple[np.ndarray, float] | None:
+        """The cached ``(priors, value)`` of ``key`` (a hit is counted), or ``None``."""
+        ...
+
+    def draw_symmetry(self) -> int:
+        """The symmetry of a row that is not in the cache (its own generator)."""
+        ...
+
+    def remember(self, key: bytes, priors: np.ndarray, value: float) -> None:
+        """Count one evaluation and cache its result."""
+        ...
+
+
+@njit(cache=True)
+def _pairwise_sum(p, n):  # pragma: no cover - compiled
+    """``p[:n].sum()`` exactly as numpy adds ``n <= 128`` float64 (its pairwise summation)."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += p[i]
+        return total
+    r0, r1, r2, r3 = p[0], p[1], p[2], p[3]
+    r4, r5, r6, r7 = p[4], p[5], p[6], p[7]
+    i = 8
+    while i < n - n % 8:
+        r0 += p[i]
+        r1 += p[i + 1]
+        r2 += p[i + 2]
+        r3 += p[i + 3]
+        r4 += p[i + 4]
+        r5 += p[i + 5]
+        r6 += p[i + 6]
+        r7 += p[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += p[i]
+        i += 1
+    return total
+
+
+@njit(cache=True)
+def set_priors(prior, move, first, count, row, scratch):  # pragma: no cover - compiled
+    """:meth:`Search._set_priors <agents.mcts.search.Search._set_priors>` in compiled code.
+
+    The children ``first .. first + count - 1`` get ``row[move[child]]`` normalised to sum 1
+    (uniform when they sum to 0), bit for bit as the numpy expression (``count <= 128``).
+    """
+    for i in range(count):
+        scratch[i] = row[move[first + i]]
+    total = _pairwise_sum(scratch, count)
+    for i in range(count):
+        prior[first + i] = scratch[i] / total if total > 0 else 1.0 / count
+
+
+def _rows(evaluator: Any) -> bool:
+    """Whether ``evaluator`` has the methods of a :class:`RowEvaluator` (a cheap check)."""
+    return all(
+        callable(getattr(evaluator, name, None))
+        for name in ("shared", "cache_keys", "cached", "draw_symmetry", "remember")
+    )
+
+
+class _Running:
+    """One search in the set, and where it stands in its ``Search.steps``."""
+
+    __slots__ = (
+        "batch",
+        "deadline",
+        "depth",
+        "done",
+        "evaluator",
+        "limit",
+        "noised",
+        "request",
+        "search",
+        "slot",
+        "spec",
+        "start",
+        "status",
+        "steps",
+    )
+
+    def __init__(self, request: SearchRequest, slot: int) -> None:
+        self.request = request
+        self.search: Search = request.search
+        self.evaluator: Any = self.search.evaluator
+        self.slot = slot
+        self.start = time.perf_counter()
+        sims, seconds = request.sims, request.time_limit
+        if sims is None and seconds is None:
+            sims = self.search.params.sims
+        self.limit = sims if sims is not None else -1
+        self.deadline = self.start + seconds if seconds is not None else float("inf")
+        self.done = 0
+        self.noised = False
+        self.depth = 0
+        self.status = 0
+        self.spec: tuple[int, int, bool] | None = None
+        self.steps: Generator[Any, Any, SearchStats] | None = None
+        self.batch: Any = None
+
+
+class SearchSet:
+    """Searches run in rounds, their leaves evaluated together (module docstring).
+
+    Args:
+        capacity: Most searches at once (root slots of the leaf planes).
+
+    Raises:
+        ValueError: For a capacity below 1.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"capacity must be an int >= 1 (searches at once), got {capacity!r}")
+        self.capacity = capacity
+        self._running: list[_Running] = []
+        self._free = list(range(capacity - 1, -1, -1))
+        self._roots: dict[tuple[int, int, bool], LeafRoots] = {}
+        self._moves = np.zeros((capacity, 8), dtype=np.int64)  # each slot's path moves
+        self._scratch = np.empty(128, dtype=np.float64)  # set_priors: up to 128 children
+
+    def __len__(self) -> int:
+        return len(self._running)
+
+    def add(self, request: SearchRequest) -> None:
+        """Start ``request``'s search (its root set) in the next round.
+
+        Raises:
+            ValueError: When ``capacity`` searches are running.
+        """
+        if request.search.tree is None:
+            raise ValueError("the search has no root yet; call set_root(state) first")
+        if not self._free:
+            raise ValueError(f"this set runs at most {self.capacity} searches at once")
+        entry = _Running(request, self._free.pop())
+        search = entry.search
+        evaluator = entry.evaluator
+        spec = getattr(evaluator, "plane_spec", None) if search.params.batch == 1 else None
+        if spec is not None and _rows(evaluator):
+            entry.spec = spec
+            roots = self._roots.get(spec)
+            if roots is None:
+                roots = self._roots[spec] = LeafRoots(
+                    spec[0], spec[1], spec[2], slots=self.capacity
+                )
+            roots.set_root(entry.slot, search.root)
+            depth = search._path.shape[0]
+            if depth > self._moves.shape[1]:  # room for the longest path of this search
+                moves = np.zeros((self.capacity, 2 * depth), dtype=np.int64)
+                moves[:, : self._moves.shape[1]] = self._moves
+                self._moves = moves
+        else:
+            entry.steps = search.steps(sims=request.sims, seconds=request.time_limit)
+        self._running.append(entry)
+
+    def round(self, shared: Any) -> list[tuple[SearchRequest, SearchStats]]:
+        """One round of every search (module docstring); the searches that ended in it.
+
+        Args:
+            shared: The :class:`~agents.mcts.multi.SharedEvaluation` that answers the leaves
+                of the searches that run their own steps, and whose statistics count every
+                evaluation and network call of the round.
+        """
+        start = time.perf_counter()
+        finished: list[tuple[SearchRequest, SearchStats]] = []
+        rows: list[_Running] = []
+        generic: list[_Running] = []
+        for entry in self._running:
+            if entry.steps is not None:
+                if entry.batch is None:
+                    try:
+                        entry.batch = next(entry.steps)
+                    except StopIteration as stop:
+                        finished.append((entry.request, stop.value))
+                        continue
+                generic.append(entry)
+            else:
+                stats = self._advance(entry)
+                if stats is not None:
+                    finished.append((entry.request, stats))
+                else:
+                    rows.append(entry)
+        if rows:
+            self._evaluate_rows(rows, shared)
+        if generic:
+            requests = [LeafRequest(e.evaluator, e.batch) for e in generic]
+            answers = shared.answer(requests)
+            for entry, answer in zip(generic, answers, strict=True):
+                assert entry.steps is not None
+                try:
+                    entry.batch = entry.steps.send(answer)
+                except StopIteration as stop:
+                    entry.batch = None
+                    finished.append((entry.request, stop.value))
+        share = (time.perf_counter() - start) / max(len(self._running), 1)
+        for entry in self._running:
+            entry.request.seconds += share
+        if finished:
+            done = {id(request) for request, _ in finished}
+            still = []
+            for entry in self._running:
+                if id(entry.request) in done:
+                    self._free.append(entry.slot)
+                else:
+                    still.append(entry)
+            self._running = still
+        return finished
+
+    def close(self) -> None:
+        """Drop the running searches (their generators are closed)."""
+        for entry in self._running:
+            if entry.steps is not None:
+                entry.steps.close()
+        self._running = []
+        self._free = list(range(self.capacity - 1, -1, -1))
+
+    # ------------------------------------------------------------------ the row path
+    def _advance(self, entry: _Running) -> SearchStats | None:
+        """Descend ``entry``'s search to its next leaf to evaluate; its stats if it ended.
+
+        The steps of :meth:`Search.steps` with ``batch = 1``, one leaf at a time: the first
+        simulation of an unexpanded root, the root noise, then simulations until the budget
+        (or a proven root) stops it; finished leaves are backed up at once.
+        """
+        search = entry.search
+        tree = search.tree
+        assert tree is not None
+        params = search.params
+        solver = params.solver
+        max_nodes = params.max_nodes
+        width = search._points + 1
+        out = search._scratch_state.out
+        path, vector = search._path, search._vector[0]
+        moves = self._moves[entry.slot]
+        while True:
+            if not entry.noised:
+                if entry.done != 0 or tree.first_child[0] >= 0 or entry.limit == 0:
+                    search._noise_root()
+                    entry.noised = True
+                    continue
+                # else: the first simulation expands the root, before the noise
+            else:
+                if entry.done == entry.limit:
+                    return self._stats(entry)
+                timed = entry.request.time_limit is not None
+                if timed and entry.done > 0 and time.perf_counter() >= entry.deadline:
+                    return self._stats(entry)
+                if solver and tree.proven[0] != 0:
+                    return self._stats(entry)
+            # Search._collect, inline
+            capacity = tree.parent.shape[0]
+            need = tree.size + width
+            if need > capacity and need <= max_nodes:
+                tree.reserve(width)
+                capacity = tree.parent.shape[0]
+            arrays = tree.arrays
+            if arrays is not search._tree_arrays:
+                search._tree_arrays = arrays
+                search._tree_packed = tuple(arrays)
+            depth, size, status = descend_packed(
+                search._tree_packed,
+                tree.size,
+                min(capacity, max_nodes),
+                search._board_packed,
+                vector,
+                path,
+                moves,
+                search._scratch_packed,
+                search._iparams,
+                search._fparams,
+            )
+            tree.size = size
+            if status == TERMINAL:
+                search.strategy.backup(tree, path[: depth + 1], float(out[0]))
+                entry.done += 1
+                continue
+            entry.depth = depth
+            entry.status = status
+            return None
+
+    def _stats(self, entry: _Running) -> SearchStats:
+        tree = entry.search.tree
+        assert tree is not None
+        elapsed = time.perf_counter() - entry.start
+        return SearchStats.from_tree(tree, simulations=entry.done, elapsed=elapsed)
+
+    def _evaluate_rows(self, rows: list[_Running], shared: Any) -> None:
+        """Planes, keys, one network call per shared network, priors and backups."""
+        tick = time.perf_counter()
+        count = len(rows)
+        slots = np.fromiter((e.slot for e in rows), dtype=np.int64, count=count)
+        depths = np.fromiter((e.depth for e in rows), dtype=np.int64, count=count)
+        moves = self._moves[slots]
+        groups: dict[Any, list[int]] = {}
+        for b, entry in enumerate(rows):
+            groups.setdefault(entry.spec, []).append(b)
+        priors_of: list[Any] = [None] * count
+        values_of: list[float] = [0.0] * count
+        keys_of: list[bytes] = [b""] * count
+        # per shared network: the forward, then (leaf, its planes' array, masks, row, symmetry)
+        forwards: dict[int, tuple[Any, list[tuple[int, np.ndarray, np.ndarray, int, int]]]] = {}
+        for spec, members in groups.items():
+            index = np.asarray(members, dtype=np.int64)
+            planes, masks = self._roots[spec].fill(slots[index], moves[index], depths[index])
+            over = ~masks.any(axis=1)
+            if over.any():
+                masks[over, -1] = True
+            raw = rows[members[0]].evaluator.cache_keys(planes, masks)
+            for j, b in enumerate(members):
+                evaluator = rows[b].evaluator
+                key = raw[16 * j : 16 * j + 16]
+                keys_of[b] = key
+                hit = evaluator.cached(key)
+                if hit is not None:
+                    priors_of[b], values_of[b] = hit
+                    continue
+                forward = evaluator.shared
+                group = forwards.get(id(forward))
+                if group is None:
+                    group = forwards[id(forward)] = (forward, [])
+                group[1].append((b, planes, masks, j, evaluator.draw_symmetry()))
+        stats = shared.stats
+        for forward, parts in forwards.values():
+            first = parts[0][1]
+            if all(part[1] is first for part in parts):  # one board size: one planes array
+                take = [part[3] for part in parts]
+                planes, masks = first[take], parts[0][2][take]
+            else:
+                planes = np.stack([part[1][part[3]] for part in parts])
+                masks = np.stack([part[2][part[3]] for part in parts])
+            syms = np.fromiter((part[4] for part in parts), dtype=np.int64, count=len(parts))
+            start = time.perf_counter()
+            p, v = forward(planes, syms, masks)
+            stats.forward_seconds += time.perf_counter() - start
+            stats.calls += 1
+            stats.rows += len(parts)
+            values = v.tolist()
+            for j, part in enumerate(parts):
+                b = part[0]
+                row = p[j]
+                rows[b].evaluator.remember(keys_of[b], row, values[j])
+                priors_of[b] = row
+                values_of[b] = values[j]
+        stats.requests += count
+        scratch = self._scratch
+        for b, entry in enumerate(rows):
+            search = entry.search
+            tree = search.tree
+            assert tree is not None
+            depth = entry.depth
+            path = search._path
+            if entry.status == EXPANDED and not entry.evaluator.uniform_priors:
+                node = int(path[depth])
+                block = int(tree.first_child[node])
+                number = int(tree.n_children[node])
+                if number <= scratch.shape[0]:
+                    set_priors(tree.prior, tree.move, block, number, priors_of[b], scratch)
+                else:
+                    search._set_priors(node, priors_of[b])
+            search.strategy.backup(tree, path[: depth + 1], float(values_of[b]))
+            entry.done += 1
+            if not entry.noised:
+                search._noise_root()
+                entry.noised = True
+        stats.evaluate_seconds += time.perf_counter() - tick
