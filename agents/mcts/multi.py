@@ -200,15 +200,18 @@ def answer_alone(steps: Steps[T]) -> T:
     """Run one coroutine to its end, each request answered alone.
 
     A :class:`LeafRequest` by its own evaluator, a :class:`SearchRequest` by its search's
-    :meth:`~agents.mcts.search.Search.run`.
+    :meth:`~agents.mcts.search.Search.run`; each request's ``seconds`` is the time its
+    answer took.
     """
     try:
         request = next(steps)
         while True:
+            start = time.perf_counter()
             if isinstance(request, SearchRequest):
                 answer: Any = request.run_alone()
             else:
                 answer = request.evaluator.evaluate(request.batch)
+            request.seconds = time.perf_counter() - start
             request = steps.send(answer)
     except StopIteration as stop:
         return stop.value

@@ -131,6 +131,10 @@ def set_priors(prior, move, first, count, row, scratch):  # pragma: no cover - c
         prior[first + i] = scratch[i] / total if total > 0 else 1.0 / count
 
 
+def _none(*args: Any) -> None:
+    return None
+
+
 def _rows(evaluator: Any) -> bool:
     """Whether ``evaluator`` has the methods of a :class:`RowEvaluator` (a cheap check)."""
     return all(
@@ -143,13 +147,18 @@ class _Running:
     """One search in the set, and where it stands in its ``Search.steps``."""
 
     __slots__ = (
+        "backup",
         "batch",
+        "cached",
         "deadline",
         "depth",
         "done",
+        "draw",
         "evaluator",
+        "forward",
         "limit",
         "noised",
+        "remember",
         "request",
         "search",
         "slot",
@@ -177,6 +186,12 @@ class _Running:
         self.spec: tuple[int, int, bool] | None = None
         self.steps: Generator[Any, Any, SearchStats] | None = None
         self.batch: Any = None
+        self.backup = self.search.strategy.backup
+        # the RowEvaluator's methods, bound once (set by SearchSet.add)
+        self.cached: Callable[[bytes], Any] = _none
+        self.draw: Callable[[], int] = int
+        self.forward: Any = None
+        self.remember: Callable[..., None] = _none
 
 
 class SearchSet:
@@ -218,6 +233,8 @@ class SearchSet:
         spec = getattr(evaluator, "plane_spec", None) if search.params.batch == 1 else None
         if spec is not None and _rows(evaluator):
             entry.spec = spec
+            entry.cached, entry.draw = evaluator.cached, evaluator.draw_symmetry
+            entry.forward, entry.remember = evaluator.shared, evaluator.remember
             roots = self._roots.get(spec)
             if roots is None:
                 roots = self._roots[spec] = LeafRoots(
@@ -351,7 +368,7 @@ class SearchSet:
             )
             tree.size = size
             if status == TERMINAL:
-                search.strategy.backup(tree, path[: depth + 1], float(out[0]))
+                entry.backup(tree, path[: depth + 1], float(out[0]))
                 entry.done += 1
                 continue
             entry.depth = depth
@@ -387,18 +404,18 @@ class SearchSet:
                 masks[over, -1] = True
             raw = rows[members[0]].evaluator.cache_keys(planes, masks)
             for j, b in enumerate(members):
-                evaluator = rows[b].evaluator
+                entry = rows[b]
                 key = raw[16 * j : 16 * j + 16]
                 keys_of[b] = key
-                hit = evaluator.cached(key)
+                hit = entry.cached(key)
                 if hit is not None:
                     priors_of[b], values_of[b] = hit
                     continue
-                forward = evaluator.shared
+                forward = entry.forward
                 group = forwards.get(id(forward))
                 if group is None:
                     group = forwards[id(forward)] = (forward, [])
-                group[1].append((b, planes, masks, j, evaluator.draw_symmetry()))
+                group[1].append((b, planes, masks, j, entry.draw()))
         stats = shared.stats
         for forward, parts in forwards.values():
             first = parts[0][1]
@@ -418,7 +435,7 @@ class SearchSet:
             for j, part in enumerate(parts):
                 b = part[0]
                 row = p[j]
-                rows[b].evaluator.remember(keys_of[b], row, values[j])
+                rows[b].remember(keys_of[b], row, values[j])
                 priors_of[b] = row
                 values_of[b] = values[j]
         stats.requests += count
@@ -437,7 +454,7 @@ class SearchSet:
                     set_priors(tree.prior, tree.move, block, number, priors_of[b], scratch)
                 else:
                     search._set_priors(node, priors_of[b])
-            search.strategy.backup(tree, path[: depth + 1], float(values_of[b]))
+            entry.backup(tree, path[: depth + 1], float(values_of[b]))
             entry.done += 1
             if not entry.noised:
                 search._noise_root()
