@@ -157,6 +157,7 @@ class _Running:
         "evaluator",
         "forward",
         "limit",
+        "moves",
         "noised",
         "remember",
         "request",
@@ -166,6 +167,7 @@ class _Running:
         "start",
         "status",
         "steps",
+        "vector",
     )
 
     def __init__(self, request: SearchRequest, slot: int) -> None:
@@ -192,6 +194,8 @@ class _Running:
         self.draw: Callable[[], int] = int
         self.forward: Any = None
         self.remember: Callable[..., None] = _none
+        self.vector = self.search._vector[0]
+        self.moves: np.ndarray = self.vector  # its row of the set's path moves (SearchSet.add)
 
 
 class SearchSet:
@@ -246,6 +250,9 @@ class SearchSet:
                 moves = np.zeros((self.capacity, 2 * depth), dtype=np.int64)
                 moves[:, : self._moves.shape[1]] = self._moves
                 self._moves = moves
+                for other in self._running:
+                    other.moves = moves[other.slot]
+            entry.moves = self._moves[entry.slot]
         else:
             entry.steps = search.steps(sims=request.sims, seconds=request.time_limit)
         self._running.append(entry)
@@ -327,8 +334,9 @@ class SearchSet:
         max_nodes = params.max_nodes
         width = search._points + 1
         out = search._scratch_state.out
-        path, vector = search._path, search._vector[0]
-        moves = self._moves[entry.slot]
+        path, vector = search._path, entry.vector
+        moves = entry.moves
+        timed = entry.request.time_limit is not None
         while True:
             if not entry.noised:
                 if entry.done != 0 or tree.first_child[0] >= 0 or entry.limit == 0:
@@ -339,7 +347,6 @@ class SearchSet:
             else:
                 if entry.done == entry.limit:
                     return self._stats(entry)
-                timed = entry.request.time_limit is not None
                 if timed and entry.done > 0 and time.perf_counter() >= entry.deadline:
                     return self._stats(entry)
                 if solver and tree.proven[0] != 0:
