@@ -250,6 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ks, --baseline-k, --sims and --trials must be >= 1")
     if args.moves < 1 or args.threads < 0:
         parser.error("--moves must be >= 1 and --threads >= 0")
+    for spec in _specs(args, args.precision):
+        try:
+            agent_config(spec)
+        except ValueError as exc:  # e.g. a precision this version's net evaluator lacks
+            parser.error(f"--precision {args.precision}: {exc}")
     import torch
 
     if args.threads:

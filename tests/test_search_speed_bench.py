@@ -36,6 +36,8 @@ def test_a_tiny_run_prints_both_paths_and_resumes(
 def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         search_speed.main(["--ks", "0"])
+    with pytest.raises(SystemExit):
+        search_speed.main([*TINY, "--precision", "no-such-precision"])
     record = tmp_path / "run.json"
     record.write_text(json.dumps({"args": {"sims": 1}, "runs": []}))
     with pytest.raises(SystemExit):
