@@ -4,8 +4,9 @@ A :class:`SearchSet` holds the searches of many games of one process (``K`` of t
 an arena worker's ``--games-per-worker``, or a self-play worker's games) and runs them in
 **rounds**, as batched searches do (mctx, KataGo's and minigo's many games per process):
 
-1. each search descends to its next leaf (the compiled :func:`~agents.mcts.kernels.descend`;
-   a finished leaf is backed up at once and the search descends again);
+1. every search descends to its next leaf in **one** compiled call (:func:`descend_all`:
+   :func:`~agents.mcts.kernels.descend` over a typed list of each search's arrays); a
+   finished leaf is backed up at once and its search descends again in a next pass;
 2. the leaves of all searches whose evaluator is a :class:`RowEvaluator` (the network
    evaluator) get their input planes and legal masks in **one** compiled call
    (:class:`go_env.leaf_features.LeafRoots`, one root slot per search), their cache keys in
@@ -39,12 +40,13 @@ from collections.abc import Callable, Generator
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit
+from numba import njit, typed
 
-from agents.mcts.kernels import EXPANDED, TERMINAL, descend_packed
+from agents.mcts.kernels import EXPANDED, TERMINAL, Board, Scratch, descend
 from agents.mcts.requests import LeafRequest, SearchRequest
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
+from agents.mcts.tree import TreeArrays
 from go_env.leaf_features import LeafRoots
 
 __all__ = ["RowEvaluator", "SearchSet"]
@@ -131,6 +133,34 @@ def set_priors(prior, move, first, count, row, scratch):  # pragma: no cover - c
         prior[first + i] = scratch[i] / total if total > 0 else 1.0 / count
 
 
+@njit(cache=True)
+def descend_all(items, which, sizes, limits, depths, status):  # pragma: no cover - compiled
+    """:func:`~agents.mcts.kernels.descend` of the searches ``which`` in one call.
+
+    ``items[i]`` is slot ``i``'s ``(tree, board, scratch, iparams, fparams, vector, path,
+    moves)``, the first three as plain tuples (:func:`~agents.mcts.kernels.descend_packed`);
+    ``sizes`` and ``limits`` hold each search's tree size and node limit and get the new
+    sizes, ``depths`` and ``status`` get :func:`descend`'s other results.
+    """
+    for j in range(which.shape[0]):
+        t, board, scratch, iparams, fparams, s, path, moves = items[which[j]]
+        depth, size, code = descend(
+            TreeArrays(*t),
+            sizes[j],
+            limits[j],
+            Board(*board),
+            s,
+            path,
+            moves,
+            Scratch(*scratch),
+            iparams,
+            fparams,
+        )
+        depths[j] = depth
+        sizes[j] = size
+        status[j] = code
+
+
 def _none(*args: Any) -> None:
     return None
 
@@ -159,6 +189,7 @@ class _Running:
         "limit",
         "moves",
         "noised",
+        "packed",
         "remember",
         "request",
         "search",
@@ -196,6 +227,7 @@ class _Running:
         self.remember: Callable[..., None] = _none
         self.vector = self.search._vector[0]
         self.moves: np.ndarray = self.vector  # its row of the set's path moves (SearchSet.add)
+        self.packed: Any = None  # the tree arrays of its item in SearchSet._items
 
 
 class SearchSet:
@@ -217,6 +249,7 @@ class SearchSet:
         self._roots: dict[tuple[int, int, bool], LeafRoots] = {}
         self._moves = np.zeros((capacity, 8), dtype=np.int64)  # each slot's path moves
         self._scratch = np.empty(128, dtype=np.float64)  # set_priors: up to 128 children
+        self._items: Any = None  # typed list: each slot's arrays for descend_all
 
     def __len__(self) -> int:
         return len(self._running)
@@ -252,7 +285,9 @@ class SearchSet:
                 self._moves = moves
                 for other in self._running:
                     other.moves = moves[other.slot]
+                    self._pack(other)
             entry.moves = self._moves[entry.slot]
+            self._pack(entry)
         else:
             entry.steps = search.steps(sims=request.sims, seconds=request.time_limit)
         self._running.append(entry)
@@ -269,6 +304,7 @@ class SearchSet:
         finished: list[tuple[SearchRequest, SearchStats]] = []
         rows: list[_Running] = []
         generic: list[_Running] = []
+        descents: list[_Running] = []
         for entry in self._running:
             if entry.steps is not None:
                 if entry.batch is None:
@@ -279,11 +315,9 @@ class SearchSet:
                         continue
                 generic.append(entry)
             else:
-                stats = self._advance(entry)
-                if stats is not None:
-                    finished.append((entry.request, stats))
-                else:
-                    rows.append(entry)
+                descents.append(entry)
+        if descents:
+            rows = self._descend(descents, finished)
         if rows:
             self._evaluate_rows(rows, shared)
         if generic:
@@ -319,68 +353,111 @@ class SearchSet:
         self._free = list(range(self.capacity - 1, -1, -1))
 
     # ------------------------------------------------------------------ the row path
-    def _advance(self, entry: _Running) -> SearchStats | None:
-        """Descend ``entry``'s search to its next leaf to evaluate; its stats if it ended.
-
-        The steps of :meth:`Search.steps` with ``batch = 1``, one leaf at a time: the first
-        simulation of an unexpanded root, the root noise, then simulations until the budget
-        (or a proven root) stops it; finished leaves are backed up at once.
-        """
+    def _pack(self, entry: _Running) -> None:
+        """Put ``entry``'s arrays in its slot of the typed list that :func:`descend_all` reads."""
         search = entry.search
         tree = search.tree
         assert tree is not None
-        params = search.params
-        solver = params.solver
-        max_nodes = params.max_nodes
-        width = search._points + 1
-        out = search._scratch_state.out
-        path, vector = search._path, entry.vector
-        moves = entry.moves
+        arrays = tree.arrays
+        item = (
+            tuple(arrays),
+            search._board_packed,
+            search._scratch_packed,
+            search._iparams,
+            search._fparams,
+            entry.vector,
+            search._path,
+            entry.moves,
+        )
+        if self._items is None:
+            self._items = typed.List([item] * self.capacity)
+        else:
+            self._items[entry.slot] = item
+        entry.packed = arrays
+
+    def _check(self, entry: _Running) -> SearchStats | None:
+        """Before a descent: the root noise, the stop rules; the stats when the search ended.
+
+        The steps of :meth:`Search.steps` with ``batch = 1``: the first simulation of an
+        unexpanded root, then the root noise, then simulations until the budget (or a
+        proven root) stops the search.
+        """
+        tree = entry.search.tree
+        assert tree is not None
+        if not entry.noised:
+            if entry.done == 0 and tree.first_child[0] < 0 and entry.limit != 0:
+                return None  # the first simulation expands the root, before the noise
+            entry.search._noise_root()
+            entry.noised = True
+        if entry.done == entry.limit:
+            return self._stats(entry)
         timed = entry.request.time_limit is not None
-        while True:
-            if not entry.noised:
-                if entry.done != 0 or tree.first_child[0] >= 0 or entry.limit == 0:
-                    search._noise_root()
-                    entry.noised = True
+        if timed and entry.done > 0 and time.perf_counter() >= entry.deadline:
+            return self._stats(entry)
+        if entry.search.params.solver and tree.proven[0] != 0:
+            return self._stats(entry)
+        return None
+
+    def _descend(
+        self, entries: list[_Running], finished: list[tuple[SearchRequest, SearchStats]]
+    ) -> list[_Running]:
+        """Descend each search to its next leaf to evaluate (one compiled call a pass).
+
+        A finished leaf is backed up at once and its search descends again in the next
+        pass; a search that ends goes to ``finished``. Returns the searches with a leaf.
+        """
+        leaves: list[_Running] = []
+        todo = entries
+        while todo:
+            ready: list[_Running] = []
+            for entry in todo:
+                stats = self._check(entry)
+                if stats is not None:
+                    finished.append((entry.request, stats))
                     continue
-                # else: the first simulation expands the root, before the noise
-            else:
-                if entry.done == entry.limit:
-                    return self._stats(entry)
-                if timed and entry.done > 0 and time.perf_counter() >= entry.deadline:
-                    return self._stats(entry)
-                if solver and tree.proven[0] != 0:
-                    return self._stats(entry)
-            # Search._collect, inline
-            capacity = tree.parent.shape[0]
-            need = tree.size + width
-            if need > capacity and need <= max_nodes:
-                tree.reserve(width)
-                capacity = tree.parent.shape[0]
-            arrays = tree.arrays
-            if arrays is not search._tree_arrays:
-                search._tree_arrays = arrays
-                search._tree_packed = tuple(arrays)
-            depth, size, status = descend_packed(
-                search._tree_packed,
-                tree.size,
-                min(capacity, max_nodes),
-                search._board_packed,
-                vector,
-                path,
-                moves,
-                search._scratch_packed,
-                search._iparams,
-                search._fparams,
+                search = entry.search
+                tree = search.tree
+                assert tree is not None
+                width = search._points + 1
+                need = tree.size + width
+                if need > tree.parent.shape[0] and need <= search.params.max_nodes:
+                    tree.reserve(width)
+                if tree.arrays is not entry.packed:
+                    self._pack(entry)
+                ready.append(entry)
+            if not ready:
+                break
+            count = len(ready)
+            which = np.fromiter((e.slot for e in ready), dtype=np.int64, count=count)
+            sizes = np.fromiter((e.search.tree.size for e in ready), np.int64, count)  # type: ignore[union-attr]
+            limits = np.fromiter(
+                (
+                    min(e.search.tree.parent.shape[0], e.search.params.max_nodes)  # type: ignore[union-attr]
+                    for e in ready
+                ),
+                np.int64,
+                count,
             )
-            tree.size = size
-            if status == TERMINAL:
-                entry.backup(tree, path[: depth + 1], float(out[0]))
-                entry.done += 1
-                continue
-            entry.depth = depth
-            entry.status = status
-            return None
+            depths = np.empty(count, dtype=np.int64)
+            status = np.empty(count, dtype=np.int64)
+            descend_all(self._items, which, sizes, limits, depths, status)
+            todo = []
+            for j, entry in enumerate(ready):
+                search = entry.search
+                tree = search.tree
+                assert tree is not None
+                tree.size = int(sizes[j])
+                depth = int(depths[j])
+                if status[j] == TERMINAL:
+                    out = search._scratch_state.out
+                    entry.backup(tree, search._path[: depth + 1], float(out[0]))
+                    entry.done += 1
+                    todo.append(entry)
+                else:
+                    entry.depth = depth
+                    entry.status = int(status[j])
+                    leaves.append(entry)
+        return leaves
 
     def _stats(self, entry: _Running) -> SearchStats:
         tree = entry.search.tree
