@@ -195,6 +195,7 @@ def leaf_inputs(
     tactical,
     planes,
     masks,
+    given,
 ):  # pragma: no cover - compiled
     """Planes and legal masks of ``B`` leaves (module docstring).
 
@@ -216,7 +217,9 @@ def leaf_inputs(
         tactical: Whether to append the 24 tactical planes.
         planes: ``int8 (B, C, P)`` output (the planes ``(B, C, N, N)``, points flat),
             ``C = 2k + 1 (+ 24)``.
-        masks: ``bool (B, P + 1)`` output.
+        masks: ``bool (B, P + 1)`` output; the rows with ``given[b]`` are input: that leaf's
+            legal mask, known (a search's expansion of the leaf lists its legal moves).
+        given: ``bool (B,)`` which rows of ``masks`` are given.
     """
     count = depths.shape[0]
     k = recent.shape[1]
@@ -260,26 +263,31 @@ def leaf_inputs(
                 out[k + t, p] = v == opp
         for p in range(points):
             out[2 * k, p] = colour
-        # The legal mask, as fill_legal_mask of a GoState that played these moves.
+        # The legal mask, as fill_legal_mask of a GoState that played these moves (or the
+        # one given: a search that just expanded the leaf has its legal moves).
         over = s[H_PASSES] >= 2 or s[H_MOVES] >= move_limit
-        for p in range(points):
-            ok = False
-            if not over and check_local(s, nbr, p, own, suicide) == LEGAL:
-                ok = True
-                if ko_mode != 0:
-                    key = candidate_hash(s, nbr, zob, p, own)
-                    if ko_mode == 2:
-                        key ^= side[opp]
-                    if _in_sorted(keys, key_start[r], key_start[r + 1], key):
-                        ok = False
-                    else:
-                        for d in range(depth):
-                            if path_keys[d] == key:
-                                ok = False
-                                break
-            legal[p] = ok
-            masks[b, p] = ok
-        masks[b, points] = not over
+        if given[b]:
+            for p in range(points):
+                legal[p] = masks[b, p]
+        else:
+            for p in range(points):
+                ok = False
+                if not over and check_local(s, nbr, p, own, suicide) == LEGAL:
+                    ok = True
+                    if ko_mode != 0:
+                        key = candidate_hash(s, nbr, zob, p, own)
+                        if ko_mode == 2:
+                            key ^= side[opp]
+                        if _in_sorted(keys, key_start[r], key_start[r + 1], key):
+                            ok = False
+                        else:
+                            for d in range(depth):
+                                if path_keys[d] == key:
+                                    ok = False
+                                    break
+                legal[p] = ok
+                masks[b, p] = ok
+            masks[b, points] = not over
         if not tactical:
             continue
         mark = last[r]
@@ -335,6 +343,7 @@ class LeafRoots:
         self._last = np.full(slots, -1, dtype=np.int64)
         self._rules = np.zeros((slots, 3), dtype=np.int64)
         self.slots = slots
+        self._no_given: dict[int, np.ndarray] = {}
 
     def set_root(self, slot: int, state: GoState) -> None:
         """Put ``state`` (read, not kept) in ``slot``.
@@ -368,6 +377,7 @@ class LeafRoots:
         depths: np.ndarray,
         planes: np.ndarray | None = None,
         masks: np.ndarray | None = None,
+        given: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(planes int8 (B, C, N, N), masks bool (B, N*N + 1))`` of ``B`` leaves.
 
@@ -377,6 +387,9 @@ class LeafRoots:
             depths: ``int64 (B,)`` how many of them.
             planes: ``int8 (B, C, N, N)`` output (a new array by default).
             masks: ``bool (B, N*N + 1)`` output (a new array by default).
+            given: ``bool (B,)``: the leaves whose row of ``masks`` already holds their legal
+                mask (exactly :meth:`GoState.legal_mask`, e.g. the moves a search's expansion
+                gave the leaf); ``None``: none, every mask is computed.
 
         Raises:
             ValueError: When no root was set.
@@ -395,6 +408,10 @@ class LeafRoots:
             planes = np.empty((count, self.channels, self.size, self.size), dtype=PLANE_DTYPE)
         if masks is None:
             masks = np.empty((count, self.points + 1), dtype=np.bool_)
+        if given is None:
+            given = self._no_given.get(count)
+            if given is None:
+                given = self._no_given[count] = np.zeros(count, dtype=np.bool_)
         geo = self._geo
         leaf_inputs(
             self._roots,
@@ -412,5 +429,6 @@ class LeafRoots:
             self.tactical,
             planes.reshape(count, self.channels, self.points),
             masks,
+            given,
         )
         return planes, masks

@@ -200,3 +200,36 @@ def test_bad_use_is_refused() -> None:
         searches.add(SearchRequest(search))
     searches.close()
     assert len(searches) == 0
+
+
+def test_masks_from_expansions_are_the_computed_masks(
+    rows: RowByRow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leaf just expanded takes its legal mask from its children: the same mask."""
+    from go_env.leaf_features import LeafRoots
+
+    fill = LeafRoots.fill
+    compared = [0, 0]
+
+    def checked(self: LeafRoots, root_of: Any, moves: Any, depths: Any, **kw: Any) -> Any:
+        computed = fill(self, root_of, moves, depths)
+        planes, masks = fill(self, root_of, moves, depths, **kw)
+        np.testing.assert_array_equal(masks, computed[1])
+        np.testing.assert_array_equal(planes, computed[0])
+        given = kw.get("given")
+        compared[0] += int(given.sum()) if given is not None else 0
+        compared[1] += len(depths)
+        return planes, masks
+
+    monkeypatch.setattr(LeafRoots, "fill", checked)
+    for ko in (KoRule.POSITIONAL, KoRule.SITUATIONAL, KoRule.SIMPLE):
+        roots = _roots(4, 7, Rules(size=9, ko=ko))
+        searches = SearchSet(4)
+        for i, root in enumerate(roots):
+            config = dataclasses.replace(CONFIGS[0], sims=30, seed=i)
+            search = Search(config.search_params(), config.make_evaluator(), seed=i)
+            search.set_root(root)
+            searches.add(SearchRequest(search))
+        while len(searches):
+            searches.round(SharedEvaluation())
+    assert compared[0] > 0.9 * compared[1]  # nearly every leaf was expanded just now

@@ -134,18 +134,23 @@ def set_priors(prior, move, first, count, row, scratch):  # pragma: no cover - c
 
 
 @njit(cache=True)
-def descend_all(items, which, sizes, limits, depths, status):  # pragma: no cover - compiled
+def descend_all(
+    items, which, sizes, limits, depths, status, known, given
+):  # pragma: no cover - compiled
     """:func:`~agents.mcts.kernels.descend` of the searches ``which`` in one call.
 
     ``items[i]`` is slot ``i``'s ``(tree, board, scratch, iparams, fparams, vector, path,
     moves)``, the first three as plain tuples (:func:`~agents.mcts.kernels.descend_packed`);
     ``sizes`` and ``limits`` hold each search's tree size and node limit and get the new
-    sizes, ``depths`` and ``status`` get :func:`descend`'s other results.
+    sizes, ``depths`` and ``status`` get :func:`descend`'s other results. A leaf expanded
+    now has its legal moves (its children: the moves :class:`~go_env.state.GoState` would
+    accept, pass included) written in ``known[slot]``, and ``given[slot]`` set.
     """
     for j in range(which.shape[0]):
         t, board, scratch, iparams, fparams, s, path, moves = items[which[j]]
+        tree = TreeArrays(*t)
         depth, size, code = descend(
-            TreeArrays(*t),
+            tree,
             sizes[j],
             limits[j],
             Board(*board),
@@ -159,6 +164,15 @@ def descend_all(items, which, sizes, limits, depths, status):  # pragma: no cove
         depths[j] = depth
         sizes[j] = size
         status[j] = code
+        slot = which[j]
+        given[slot] = code == EXPANDED
+        if code == EXPANDED:  # the expansion's children are the leaf's legal moves
+            row = known[slot]
+            row[:] = False
+            node = path[depth]
+            first = tree.first_child[node]
+            for k in range(tree.n_children[node]):
+                row[tree.move[first + k]] = True
 
 
 def _none(*args: Any) -> None:
@@ -250,6 +264,8 @@ class SearchSet:
         self._moves = np.zeros((capacity, 8), dtype=np.int64)  # each slot's path moves
         self._scratch = np.empty(128, dtype=np.float64)  # set_priors: up to 128 children
         self._items: Any = None  # typed list: each slot's arrays for descend_all
+        self._known = np.zeros((capacity, 2), dtype=np.bool_)  # legal masks from expansions
+        self._given = np.zeros(capacity, dtype=np.bool_)
 
     def __len__(self) -> int:
         return len(self._running)
@@ -288,6 +304,9 @@ class SearchSet:
                     self._pack(other)
             entry.moves = self._moves[entry.slot]
             self._pack(entry)
+            actions = search._points + 1
+            if actions > self._known.shape[1]:
+                self._known = np.zeros((self.capacity, actions), dtype=np.bool_)
         else:
             entry.steps = search.steps(sims=request.sims, seconds=request.time_limit)
         self._running.append(entry)
@@ -440,7 +459,7 @@ class SearchSet:
             )
             depths = np.empty(count, dtype=np.int64)
             status = np.empty(count, dtype=np.int64)
-            descend_all(self._items, which, sizes, limits, depths, status)
+            descend_all(self._items, which, sizes, limits, depths, status, self._known, self._given)
             todo = []
             for j, entry in enumerate(ready):
                 search = entry.search
@@ -472,6 +491,7 @@ class SearchSet:
         slots = np.fromiter((e.slot for e in rows), dtype=np.int64, count=count)
         depths = np.fromiter((e.depth for e in rows), dtype=np.int64, count=count)
         moves = self._moves[slots]
+        given = self._given[slots]
         groups: dict[Any, list[int]] = {}
         for b, entry in enumerate(rows):
             groups.setdefault(entry.spec, []).append(b)
@@ -482,7 +502,11 @@ class SearchSet:
         forwards: dict[int, tuple[Any, list[tuple[int, np.ndarray, np.ndarray, int, int]]]] = {}
         for spec, members in groups.items():
             index = np.asarray(members, dtype=np.int64)
-            planes, masks = self._roots[spec].fill(slots[index], moves[index], depths[index])
+            roots = self._roots[spec]
+            masks = self._known[slots[index], : roots.points + 1]
+            planes, masks = roots.fill(
+                slots[index], moves[index], depths[index], masks=masks, given=given[index]
+            )
             over = ~masks.any(axis=1)
             if over.any():
                 masks[over, -1] = True
