@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import math
 import multiprocessing
@@ -132,6 +133,9 @@ class StudyConfig:
         startup_trials: Trials sampled uniformly before the GP takes over.
         seed: The study seed (sampler and every match seed derive from it).
         opening_moves: Random opening moves shared by the two games of a pair.
+        book: An opening book (``docs/arena.md``) that the trials play instead of random
+            openings, each trial from another part of it (:class:`ObjectiveConfig`), and the
+            verification from its start; ``None``: random openings.
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
         storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
@@ -173,6 +177,7 @@ class StudyConfig:
     startup_trials: int = 10
     seed: int = 0
     opening_moves: int = 2
+    book: str | None = None
     study_name: str | None = None
     storage: str | None = None
     out: Path | str = Path("runs/tune")
@@ -232,7 +237,11 @@ class StudyConfig:
             )
         if self.baseline is not None:
             agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
-        self.objective_config()  # checks that the candidate spec can be built
+        if self.book is not None and self.traps is not None:
+            raise ValueError(
+                "book gives the openings of arena games; the trap-tree objective plays none"
+            )
+        self.objective_config()  # checks the candidate spec and the book
 
     # ------------------------------------------------------------------ derived values
     @property
@@ -298,6 +307,7 @@ class StudyConfig:
             "startup_trials": self.startup_trials,
             "seed": self.seed,
             "opening_moves": self.opening_moves,
+            **({"book": self.book, "book_sha256": self.book_sha256()} if self.book else {}),
             **({"traps": self.traps.identity()} if self.traps is not None else {}),
         }
 
@@ -308,6 +318,27 @@ class StudyConfig:
         (:mod:`tuning.study_outputs`) need not import this one: :func:`run_study` calls them.
         """
         return load_study(self, progress)
+
+    def openings(self) -> tuple[tuple[int, ...], ...]:
+        """The book's openings (empty without a book).
+
+        Raises:
+            ValueError: When the book cannot be read or holds an illegal opening.
+        """
+        if not self.book:
+            return ()
+        from agents.matches.openings import load_book
+
+        try:
+            return load_book(self.book, self.rules)
+        except OSError as exc:
+            raise ValueError(f"cannot read the opening book {self.book}: {exc}") from None
+
+    def book_sha256(self) -> str:
+        """SHA-256 of the book's openings (what the trials play, not the file's bytes)."""
+        import hashlib
+
+        return hashlib.sha256(json.dumps(self.openings()).encode()).hexdigest()
 
     def objective_config(self) -> ObjectiveConfig:
         """What each trial plays."""
@@ -326,6 +357,7 @@ class StudyConfig:
             max_retry=self.max_retry,
             ray=self.ray,
             games_per_worker=self.games_per_worker,
+            book=self.openings(),
         )
         config.match({n: _middle(d) for n, d in self.space.distributions().items()}, 0)
         return config

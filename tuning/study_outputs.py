@@ -327,6 +327,7 @@ def verify_best(
         rules=config.rules,
         seed=derive_seed(config.seed, SEED_VERIFY, origin_of(trial)),
         opening_moves=config.opening_moves,
+        book=config.openings(),
     )
     results = config.out_dir / f"verify-trial{trial.number:05d}.jsonl"
     bar = progress is not None and sys.stderr.isatty()

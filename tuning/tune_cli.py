@@ -137,6 +137,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=2,
         help="random opening moves shared by a pair of games (default 2)",
     )
+    match.add_argument(
+        "--book",
+        default=None,
+        metavar="PATH",
+        help="play the trials and the verification on this opening book (docs/arena.md) "
+        "instead of random openings, each trial on the next part of it (default: random "
+        "openings)",
+    )
     traps = parser.add_argument_group(
         "trap-tree objective (--objective traps; the tree options are those of gomcts traps)"
     )
@@ -273,6 +281,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "startup_trials": args.startup_trials,
         "seed": args.seed,
         "opening_moves": args.opening_moves,
+        "book": args.book,
         "study_name": args.study_name,
         "storage": args.storage,
         "workers": args.workers if args.workers is not None or args.ray else 1,
