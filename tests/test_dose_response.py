@@ -21,7 +21,7 @@ from tuning.dose_response import (
     series,
     temperature_at_n,
 )
-from tuning.plan import load_plan
+from tuning.plan import MatchRow, load_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -161,6 +161,7 @@ def test_the_dose_response_plan_is_what_was_registered() -> None:
     plan = load_plan(ROOT / "experiments" / "dose-response-n.toml")
     base = load_plan(ROOT / "experiments" / "li-lim-9x9.toml")
     row7 = base.row("recheck-n800")
+    assert isinstance(row7, MatchRow)
     rows = {r.id: r for r in plan.rows}
     assert list(rows) == [
         "softmax-tau27-n3200",
@@ -176,10 +177,12 @@ def test_the_dose_response_plan_is_what_was_registered() -> None:
     }
     for row_id, (sims, games, tau) in expected.items():
         row = rows[row_id]
+        assert isinstance(row, MatchRow)
         assert (row.sims, row.games, row.seed) == (sims, games, 1019)
-        assert row.openings == row7.openings and row.rules == row7.rules  # type: ignore[union-attr]
-        assert row.agent == row7.agent and row.baseline == "mean"  # type: ignore[union-attr]
-        fake = RowResult("p", row_id, "", row.candidate, "mean", sims, "", {})  # type: ignore[union-attr]
+        assert row.openings == row7.openings and row.rules == row7.rules
+        assert row.agent == row7.agent and row.baseline == "mean"
+        fake = RowResult("p", row_id, "", row.candidate, "mean", sims, "", {})
         t = temperature_at_n(fake)
         assert (t is None) if tau is None else t == pytest.approx(tau, rel=0.01)
-    assert rows["coulom-2-16-n3200"].candidate == "coulom:a=2,b=16"  # type: ignore[union-attr]
+    coulom = rows["coulom-2-16-n3200"]
+    assert isinstance(coulom, MatchRow) and coulom.candidate == "coulom:a=2,b=16"

@@ -315,7 +315,7 @@ def series(rows: Sequence[RowResult]) -> dict[str, list[RowResult]]:
             continue
         tau = temperature_at_n(row)
         keys = (
-            [f"softmax tau(N) = {round(tau)}", f"softmax g = {_constant_g(row):g}"]
+            [f"softmax tau(N) = {tau:.2g}", f"softmax g = {_constant_g(row):g}"]
             if tau is not None
             else [row.candidate]
         )
