@@ -373,9 +373,12 @@ def plot_series(
         ax.fill_between(grid, curve[:, 1], curve[:, 2], color="k", alpha=0.08)
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_xscale("log")
+    sims = sorted({r.sims for members in groups.values() for r in members})
+    ax.set_xticks(sims, [f"{n:,}" for n in sims])
+    ax.minorticks_off()
     ax.set_xlabel("simulations per move N (filled: fresh book; hollow: main book)")
     ax.set_ylabel("score against standard (95% interval)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
