@@ -21,9 +21,9 @@ def test_the_reproduction_table_regenerates_from_the_record(
 ) -> None:
     pytest.importorskip("optuna")
     monkeypatch.chdir(ROOT)  # the table names its plan file relative to the repository
-    from tuning.plan import load_plan
-    from tuning.repro_table import BEGIN, END, results_table, to_markdown
-    from tuning.reproduce import study_so_far
+    from tuning.reproduction.plan import load_plan
+    from tuning.reproduction.runner import study_so_far
+    from tuning.reproduction.table import BEGIN, END, results_table, to_markdown
 
     plan = load_plan(PLAN.relative_to(ROOT))
     table = results_table(plan, study_so_far)
@@ -94,9 +94,8 @@ def _close(a: object, b: object) -> bool:
 
 def test_the_noise_simulation_table_regenerates_from_the_record() -> None:
     pytest.importorskip("optuna")
-    from tuning.simulation import format_table, summarize
-
     from agents.stored import read_stored
+    from tuning.samplers.simulation import format_table, summarize
 
     run = ROOT / "docs" / "results" / "tuning" / "noise-simulation"
     lines = read_stored(run / "results.jsonl.gz").decode("utf-8").splitlines()

@@ -83,7 +83,7 @@ def test_a_grid_header_cut_short_starts_afresh(tmp_path: Path) -> None:
 
 def test_the_noise_simulation_reads_its_recorded_file() -> None:
     pytest.importorskip("optuna")
-    from tuning.simulation import _read
+    from tuning.samplers.simulation import _read
 
     folder = Path(__file__).resolve().parents[2] / "docs/results/tuning/noise-simulation"
     header = json.loads(read_stored(folder / "results.jsonl.gz").splitlines()[0])

@@ -145,6 +145,12 @@ def _posterior(best: dict[str, Any]) -> str:
     mean, sd = best.get("posterior_mean"), best.get("posterior_sd")
     if not isinstance(mean, (int, float)) or not isinstance(sd, (int, float)):
         return ""
+    estimate = best.get("estimate")
+    if isinstance(estimate, (int, float)):  # studies that correct for the choice
+        return (
+            f"; estimate {100 * estimate:.1f} ± {100 * sd:.1f} (GP posterior {100 * mean:.1f}, "
+            "less the selection bias)"
+        )
     return f"; GP posterior {100 * mean:.1f} ± {100 * sd:.1f}"
 
 

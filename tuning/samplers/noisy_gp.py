@@ -59,6 +59,8 @@ __all__ = [
     "Recommendation",
     "posterior_at_trials",
     "recommend",
+    "recommendation_of",
+    "selection_bias",
 ]
 
 NoiseOf = Callable[[FrozenTrial], float]
@@ -121,28 +123,143 @@ def _trials_space(trials: Sequence[FrozenTrial]) -> dict[str, FloatDistribution]
     return _float_space(common)
 
 
-def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> Any:
-    """A fixed-noise ``SingleTaskGP`` on unit-cube inputs, hyperparameters by max likelihood."""
+SIGNAL_PRIOR = (1.0, 0.5)
+"""Gamma prior ``(concentration, rate)`` of the signal variance, in units of the trials'
+median noise variance: an exponential with mean 2, its mode at no signal (the real studies
+found trials that differed by noise alone; a large effect, such as a losing region, is still
+learned from the data, which outweigh this prior). Chosen among rates 0.1, 0.5, 2 and 8 by
+the calibration study (``docs/tuning.md``): 0.5 gave the smallest mean z-scores."""
+
+LEVEL_VARIANCE = 25.0
+"""Prior variance of the overall level (after centring), in units of the median noise
+variance: broad, so that the level is estimated from the data and its uncertainty enters the
+posterior (a constant kernel; Rasmussen & Williams 2006, §2.7)."""
+
+SIGNAL_GRID = np.geomspace(1e-4, 1e3, 57)
+"""Signal variances (median-noise units) over which :func:`posterior_at_trials` averages."""
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """A GP fitted on ``(y - center) / scale`` with variances ``yvar / scale**2``."""
+
+    model: Any
+    center: float
+    scale: float
+    x: np.ndarray
+    y: np.ndarray
+    yvar: np.ndarray
+
+
+def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
+    """A fixed-noise GP with a learned signal variance, fitted by maximum a posteriori.
+
+    The outcomes are centred on their mean and divided by the median noise sd: a fixed
+    scale, not their spread. (BoTorch's default standardises the outcomes and has no output
+    scale, so its prior signal variance is the observed spread: where trials differ by noise
+    alone it takes the noise for signal.) The kernel is a constant (the overall level, prior
+    variance :data:`LEVEL_VARIANCE`) plus an output scale (Gamma prior :data:`SIGNAL_PRIOR`)
+    times BoTorch's dimension-scaled RBF kernel (Hvarfner, Hellsten & Nardi, ICML 2024);
+    the mean function is zero.
+    """
     torch = _torch()
     from botorch.fit import fit_gpytorch_mll
     from botorch.models import SingleTaskGP
-    from botorch.models.transforms.outcome import Standardize
+    from botorch.models.utils.gpytorch_modules import get_covar_module_with_dim_scaled_prior
+    from gpytorch.kernels import ConstantKernel, ScaleKernel
+    from gpytorch.means import ZeroMean
     from gpytorch.mlls import ExactMarginalLogLikelihood
+    from gpytorch.priors import GammaPrior
 
+    center = float(np.mean(y))
+    scale = float(np.sqrt(np.median(yvar)))
     train_x = torch.as_tensor(x, dtype=torch.float64)
-    train_y = torch.as_tensor(y, dtype=torch.float64).reshape(-1, 1)
-    train_yvar = torch.as_tensor(yvar, dtype=torch.float64).reshape(-1, 1)
+    train_y = torch.as_tensor((y - center) / scale, dtype=torch.float64).reshape(-1, 1)
+    train_yvar = torch.as_tensor(yvar / scale**2, dtype=torch.float64).reshape(-1, 1)
+    level = ConstantKernel()
+    level.constant = torch.tensor(LEVEL_VARIANCE, dtype=torch.float64)
+    level.raw_constant.requires_grad_(False)
+    signal = ScaleKernel(
+        get_covar_module_with_dim_scaled_prior(ard_num_dims=x.shape[1]),
+        outputscale_prior=GammaPrior(*SIGNAL_PRIOR),
+    )
+    signal.outputscale = torch.tensor(SIGNAL_PRIOR[0] / SIGNAL_PRIOR[1], dtype=torch.float64)
     with warnings.catch_warnings():
-        # InputDataWarning when every value is equal (e.g. all clear losers at 0): harmless,
-        # and optimiser chatter; a failed fit keeps the priors
+        # optimiser chatter; a failed fit keeps the priors' starting values
         warnings.simplefilter("ignore")
         model = SingleTaskGP(
-            train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1)
+            train_x,
+            train_y,
+            train_Yvar=train_yvar,
+            covar_module=level + signal,
+            mean_module=ZeroMean(),
+            outcome_transform=None,
         )
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
         fit_gpytorch_mll(mll)
     model.eval()
-    return model
+    return _Fitted(model, center, scale, x, y, yvar)
+
+
+def _correlation(fitted: _Fitted) -> np.ndarray:
+    """The fitted RBF kernel's correlation matrix at the training points."""
+    torch = _torch()
+    base = fitted.model.covar_module.kernels[1].base_kernel
+    with torch.no_grad():
+        xs = torch.as_tensor(fitted.x, dtype=torch.float64)
+        return np.asarray(base(xs, xs).to_dense().numpy(), dtype=float)
+
+
+class _Smoother:
+    """The posterior at the training points as a function of their outcomes.
+
+    The lengthscales stay at their fitted values; the signal variance ``s`` is integrated
+    out on :data:`SIGNAL_GRID` under its Gamma prior, each value weighed by its marginal
+    likelihood (Bayesian model averaging; Rasmussen & Williams 2006, §5.2). The average's
+    variance adds the spread of the means between values of ``s``: a study that cannot tell
+    "no signal" from "some signal" reports both, where a single fitted ``s`` would report
+    whichever it picked with false confidence. With the hyperparameters fixed, the posterior
+    of other outcomes at the same points costs a few matrix products: what the selection
+    correction of :func:`recommend` needs.
+    """
+
+    def __init__(self, fitted: _Fitted) -> None:
+        from scipy.stats import gamma
+
+        self.center = fitted.center
+        self.scale = fitted.scale
+        corr = _correlation(fitted)
+        n = len(fitted.y)
+        noise = np.diag(fitted.yvar / fitted.scale**2)
+        level = np.full((n, n), LEVEL_VARIANCE)
+        inverse, logdet, gain, variance = [], [], [], []
+        for s in SIGNAL_GRID:
+            prior = level + s * corr
+            inv = np.linalg.inv(prior + noise)
+            inverse.append(inv)
+            logdet.append(np.linalg.slogdet(prior + noise)[1])
+            gain.append(prior @ inv)
+            variance.append(np.clip(np.diag(prior - prior @ inv @ prior), 0.0, None))
+        self.inverse = np.array(inverse)
+        self.logdet = np.array(logdet)
+        self.gain = np.array(gain)
+        self.variance = np.array(variance)
+        shape, rate = SIGNAL_PRIOR
+        # the grid is uniform in log s: the prior density in s times s
+        self.log_prior = gamma.logpdf(SIGNAL_GRID, shape, scale=1.0 / rate) + np.log(SIGNAL_GRID)
+
+    def __call__(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior means and sds (each ``(B, n)``) for outcomes ``values`` (``(B, n)``)."""
+        y = (np.atleast_2d(values) - self.center) / self.scale
+        quad = np.einsum("bi,sij,bj->bs", y, self.inverse, y)
+        log_w = -0.5 * quad - 0.5 * self.logdet[None, :] + self.log_prior[None, :]
+        w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        means = np.einsum("sij,bj->bsi", self.gain, y)
+        mean = np.einsum("bs,bsi->bi", w, means)
+        second = np.einsum("bs,bsi->bi", w, self.variance[None, :, :] + means**2)
+        sd = np.sqrt(np.clip(second - mean**2, 0.0, None))
+        return self.center + self.scale * mean, self.scale * sd
 
 
 @dataclass(frozen=True)
@@ -155,6 +272,8 @@ class Posterior:
         sd: Posterior standard deviation (without the observation noise).
         value: Each trial's raw value.
         noise_sd: Each trial's sampling standard deviation (what the GP was told).
+        resample: The posterior means at the same points for other outcomes (``(B, n)`` to
+            ``(B, n)``, hyperparameters fixed); ``None`` when no GP was fitted.
     """
 
     trials: list[FrozenTrial]
@@ -162,18 +281,22 @@ class Posterior:
     sd: np.ndarray
     value: np.ndarray
     noise_sd: np.ndarray
+    resample: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The evaluated point with the best posterior mean.
+    """The evaluated point with the best posterior mean, and an honest estimate of its value.
 
     Attributes:
         trial: Its trial.
-        mean: The posterior mean of its winrate.
+        mean: The estimate of its winrate: the posterior mean less the selection bias.
         sd: The posterior standard deviation.
         value: Its raw winrate (biased up when it was selected by that value).
         noise_sd: Its sampling standard deviation.
+        posterior_mean: The GP's posterior mean at the point, before the correction.
+        selection_bias: What choosing the best of the posterior means adds to the chosen
+            one, estimated by :func:`selection_bias` (subtracted in ``mean``).
     """
 
     trial: FrozenTrial
@@ -181,15 +304,22 @@ class Recommendation:
     sd: float
     value: float
     noise_sd: float
+    posterior_mean: float | None = None
+    selection_bias: float = 0.0
 
     def describe(self) -> str:
-        """``"trial 7: posterior mean 0.541 (sd 0.021), raw 0.600 over 60 games"``.
+        """One line: the trial, its estimate and sd, the correction, its raw value.
+
+        ``"trial 7: estimate 0.531 (sd 0.021; posterior mean 0.541 less 0.010 for the
+        selection), raw 0.600 over 60 games"``.
 
         A trial of the trap-tree objective counts trees (its user attribute ``unit``).
         """
         attrs = self.trial.user_attrs
+        before = self.mean if self.posterior_mean is None else self.posterior_mean
         return (
-            f"trial {self.trial.number}: posterior mean {self.mean:.3f} (sd {self.sd:.3f}), "
+            f"trial {self.trial.number}: estimate {self.mean:.3f} (sd {self.sd:.3f}; "
+            f"posterior mean {before:.3f} less {self.selection_bias:.3f} for the selection), "
             f"raw {self.value:.3f} over {attrs.get('games', '?')} {attrs.get('unit', 'games')}"
         )
 
@@ -230,33 +360,84 @@ def posterior_at_trials(
         return Posterior(trials, value.copy(), noise_sd.copy(), value, noise_sd)
     cube = _UnitCube(space)
     x = np.stack([cube.to_cube(t.params) for t in trials])
-    model = _fit(x, value, yvar)
-    torch = _torch()
-    with torch.no_grad():
-        post = model.posterior(torch.as_tensor(x, dtype=torch.float64))
-        mean = post.mean.squeeze(-1).numpy()
-        sd = post.variance.clamp_min(0).sqrt().squeeze(-1).numpy()
-    return Posterior(trials, mean, sd, value, noise_sd)
+    smoother = _Smoother(_fit(x, value, yvar))
+    mean, sd = smoother(value[None, :])
+    return Posterior(trials, mean[0], sd[0], value, noise_sd, resample=lambda v: smoother(v)[0])
+
+
+SELECTION_DRAWS = 500
+"""Simulated studies of :func:`selection_bias`."""
+
+
+def selection_bias(post: Posterior, sign: float = 1.0, *, draws: int = SELECTION_DRAWS) -> float:
+    """How much the best of the posterior means overstates the chosen point's value.
+
+    A parametric bootstrap of the choice (Efron & Tibshirani, *An Introduction to the
+    Bootstrap*, 1993, ch. 10; Sun & Bull, *Reduction of selection bias in genomewide
+    studies by resampling*, Genetic Epidemiology 28, 2005): take the posterior means as the
+    truth, draw each trial's value again with its own noise, recompute the posterior means
+    (hyperparameters fixed), choose the best, and average its posterior mean less the
+    average of that point's posterior means over all draws (what the point gets when it is
+    not chosen for it). Where the trials differ by noise alone, the chosen point is the
+    luckiest and the bias is about one posterior sd; where one region is clearly better, it
+    is near zero.
+    Seeded by the number of trials: the same study gives the same estimate.
+
+    Args:
+        post: The posterior (:func:`posterior_at_trials`).
+        sign: ``1`` when larger values are better, ``-1`` when smaller.
+        draws: Simulated studies.
+
+    Returns:
+        The bias in the direction of ``sign`` (positive: the report is too good); 0 without
+        a fitted GP.
+    """
+    if post.resample is None:
+        return 0.0
+    rng = np.random.default_rng([len(post.trials), 20])
+    values = post.mean[None, :] + post.noise_sd[None, :] * rng.standard_normal(
+        (draws, len(post.mean))
+    )
+    means = post.resample(values)
+    picks = np.argmax(sign * means, axis=1)
+    rows = np.arange(draws)
+    # against each point's average posterior mean over the draws, not its assumed truth: the
+    # smoother's own shrinkage is the same whether a point is chosen or not, and is not a
+    # selection effect
+    return float(np.mean(sign * (means[rows, picks] - means.mean(axis=0)[picks])))
+
+
+def recommendation_of(post: Posterior, sign: float = 1.0) -> Recommendation:
+    """The trial of ``post`` with the best posterior mean, its value corrected for the choice.
+
+    Args:
+        post: The posterior at the COMPLETE trials (:func:`posterior_at_trials`).
+        sign: ``1`` when larger values are better, ``-1`` when smaller.
+    """
+    i = int(np.argmax(sign * post.mean))
+    bias = selection_bias(post, sign)
+    return Recommendation(
+        trial=post.trials[i],
+        mean=float(post.mean[i] - sign * bias),
+        sd=float(post.sd[i]),
+        value=float(post.value[i]),
+        noise_sd=float(post.noise_sd[i]),
+        posterior_mean=float(post.mean[i]),
+        selection_bias=bias,
+    )
 
 
 def recommend(study: optuna.Study, *, noise: NoiseOf = trial_variance) -> Recommendation | None:
     """The COMPLETE trial of ``study`` with the best posterior mean (``None``: no trial).
 
     The study's direction decides "best"; the posterior comes from
-    :func:`posterior_at_trials`.
+    :func:`posterior_at_trials`, and the reported value is corrected for the choice
+    (:func:`recommendation_of`).
     """
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if not done:
         return None
-    post = posterior_at_trials(done, noise=noise)
-    i = int(np.argmax(_sign(study) * post.mean))
-    return Recommendation(
-        trial=post.trials[i],
-        mean=float(post.mean[i]),
-        sd=float(post.sd[i]),
-        value=float(post.value[i]),
-        noise_sd=float(post.noise_sd[i]),
-    )
+    return recommendation_of(posterior_at_trials(done, noise=noise), _sign(study))
 
 
 PROPOSED_KEY = "noisy_gp:proposed"
@@ -370,7 +551,7 @@ class NoisyGPSampler(BaseSampler):
 
         with torch.random.fork_rng():
             torch.manual_seed(seed)
-            model = _fit(x, y, yvar)
+            model = _fit(x, y, yvar).model
             acqf = qLogNoisyExpectedImprovement(
                 model=model,
                 X_baseline=torch.as_tensor(x, dtype=torch.float64),

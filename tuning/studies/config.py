@@ -69,6 +69,9 @@ class StudyConfig:
         startup_trials: Trials sampled uniformly before the GP takes over.
         seed: The study seed (sampler and every match seed derive from it).
         opening_moves: Random opening moves shared by the two games of a pair.
+        book: An opening book (``docs/arena.md``) that the trials play instead of random
+            openings, each trial from another part of it (:class:`ObjectiveConfig`), and the
+            verification from its start; ``None``: random openings.
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
         storage: Storage location (:mod:`tuning.studies.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
@@ -174,6 +177,16 @@ class StudyConfig:
         default=2,
         metadata=option(
             "random opening moves shared by a pair of games (default 2)", group="games", type=int
+        ),
+    )
+    book: str | None = field(
+        default=None,
+        metadata=option(
+            "play the trials and the verification on this opening book (docs/arena.md) "
+            "instead of random openings, each trial on the next part of it (default: random "
+            "openings)",
+            group="games",
+            metavar="PATH",
         ),
     )
     study_name: str | None = field(
@@ -319,7 +332,11 @@ class StudyConfig:
             )
         if self.baseline is not None:
             agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
-        self.objective_config()  # checks that the candidate spec can be built
+        if self.book is not None and self.traps is not None:
+            raise ValueError(
+                "book gives the openings of arena games; the trap-tree objective plays none"
+            )
+        self.objective_config()  # checks the candidate spec and the book
 
     # ------------------------------------------------------------------ derived values
     @property
@@ -385,16 +402,43 @@ class StudyConfig:
             "startup_trials": self.startup_trials,
             "seed": self.seed,
             "opening_moves": self.opening_moves,
+            **({"book": self.book, "book_sha256": self.book_sha256()} if self.book else {}),
             **({"traps": self.traps.identity()} if self.traps is not None else {}),
         }
+
+    def openings(self) -> tuple[tuple[int, ...], ...]:
+        """The book's openings (empty without a book).
+
+        Raises:
+            ValueError: When the book cannot be read or holds an illegal opening.
+        """
+        if not self.book:
+            return ()
+        from agents.matches.openings import load_book
+
+        try:
+            return load_book(self.book, self.rules)
+        except OSError as exc:
+            raise ValueError(f"cannot read the opening book {self.book}: {exc}") from None
+
+    def book_sha256(self) -> str:
+        """SHA-256 of the book's openings (what the trials play, not the file's bytes)."""
+        import hashlib
+        import json
+
+        return hashlib.sha256(json.dumps(self.openings()).encode()).hexdigest()
 
     def objective_config(self) -> ObjectiveConfig:
         """What each trial plays.
 
         The objective's settings are this description's fields of the same names, with the
-        baseline resolved and the folder of the trials' games added.
+        baseline resolved, the book's openings read and the folder of the trials' games added.
         """
-        derived: dict[str, Any] = {"baseline": self.baseline_spec, "games_dir": self.games_dir}
+        derived: dict[str, Any] = {
+            "baseline": self.baseline_spec,
+            "games_dir": self.games_dir,
+            "book": self.openings(),
+        }
         shared: dict[str, Any] = {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(ObjectiveConfig)

@@ -136,6 +136,11 @@ class ObjectiveConfig:
         ray: Play the games on this Ray cluster (:func:`agents.matches.arena.iter_games`).
         games_per_worker: Games each arena process plays at once, their searches' leaves
             evaluated by shared network calls (:func:`agents.matches.arena.iter_games`).
+        book: Openings of a book (action indices) instead of random ones: the trial with
+            origin ``k`` plays its pairs on the book's openings from ``k * games / 2`` on
+            (cyclically), so that successive trials cover the book and a trial's winrate
+            measures what a confirmation on the same book measures. Empty: random openings
+            of ``opening_moves`` moves.
     """
 
     space: SearchSpace
@@ -152,9 +157,17 @@ class ObjectiveConfig:
     max_retry: int = 3
     ray: str | None = None
     games_per_worker: int = 1
+    book: tuple[tuple[int, ...], ...] = ()
+
+    def openings(self, origin: int) -> tuple[tuple[int, ...], ...]:
+        """The book as the trial with ``origin`` meets it: its first pair plays opening 0."""
+        if not self.book:
+            return ()
+        start = origin * (self.games // 2) % len(self.book)
+        return self.book[start:] + self.book[:start]
 
     def match(self, params: Mapping[str, float], origin: int) -> MatchConfig:
-        """The arena match of a point; ``origin`` decides its seed."""
+        """The arena match of a point; ``origin`` decides its seed (and book openings)."""
         return MatchConfig(
             agent_a=self.space.candidate(self.agent, params),
             agent_b=self.baseline,
@@ -162,6 +175,7 @@ class ObjectiveConfig:
             rules=self.rules,
             seed=derive_seed(self.seed, SEED_TRIAL, origin),
             opening_moves=self.opening_moves,
+            book=self.openings(origin),
         )
 
     def results_file(self, origin: int) -> Path:

@@ -4,8 +4,8 @@ In the study's output folder:
 
 * ``best-<backup>.json``: the recommended knot heights as a backup parameter file
   (:mod:`agents.mcts.backups.params_io`), loadable as ``mcts:backup="monotone:FILE"``; its
-  ``meta`` holds the budget, board, study, trial, winrate, posterior mean and sd and, when
-  tuned, ``c``;
+  ``meta`` holds the budget, board, study, trial, winrate, the estimate, posterior mean and
+  sd and selection bias and, when tuned, ``c``;
 * ``profile.png``: what the best trial's parameters mean (and, faintly, the next best's),
   drawn by the backup itself (:class:`agents.mcts.backups.tunable.Tunable`): Monotone, the
   weight ``w(n)`` of the ``n``-th return relative to standard MCTS's uniform weights, and the
@@ -21,11 +21,14 @@ In the study's output folder:
   re-run on another machine writes the same file.
 
 The recommended trial is the evaluated point with the best **posterior mean** of the
-fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the points:
-it is reported with its posterior standard deviation beside its raw winrate, and it is what the
-parameter file holds and the verification match plays. The trial with the best raw winrate
-is reported too; its winrate is biased upwards (it won a selection among noisy values). The
-verification match, with games the study never saw, is the honest estimate.
+fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the points: it
+is reported by its **estimate**, the posterior mean less what choosing the best of the
+posterior means adds to it (``selection_bias``, :func:`tuning.samplers.noisy_gp.selection_bias`), with
+its posterior standard deviation, beside its raw winrate and the uncorrected posterior mean;
+it is what the parameter file holds and the verification match plays. The trial with the
+best raw winrate is reported too; its winrate is biased upwards (it won a selection among
+noisy values). The verification match, with games the study never saw, is the honest
+measure.
 """
 
 from __future__ import annotations
@@ -46,7 +49,12 @@ from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
 from agents.mcts.backups.tunable import Curve
 from tuning.paths import relative_inside
-from tuning.samplers.noisy_gp import Posterior, Recommendation, posterior_at_trials
+from tuning.samplers.noisy_gp import (
+    Posterior,
+    Recommendation,
+    posterior_at_trials,
+    recommendation_of,
+)
 from tuning.search_spaces import SearchSpace
 from tuning.studies.config import Progress, StudyConfig
 from tuning.studies.objective import SEED_VERIFY, derive_seed, origin_of
@@ -91,14 +99,7 @@ def recommended(study: optuna.Study) -> tuple[Recommendation, Posterior] | None:
     if not done:
         return None
     post = posterior_at_trials(done)
-    i = int(np.argmax(post.mean))  # the studies maximise the winrate
-    pick = Recommendation(
-        trial=post.trials[i],
-        mean=float(post.mean[i]),
-        sd=float(post.sd[i]),
-        value=float(post.value[i]),
-        noise_sd=float(post.noise_sd[i]),
-    )
+    pick = recommendation_of(post)  # the studies maximise the winrate
     return pick, post
 
 
@@ -126,8 +127,10 @@ def write_best(
     }
     if recommendation is not None:
         meta["recommended_by"] = "best posterior mean of the fixed-noise GP"
-        meta["posterior_mean"] = recommendation.mean
+        meta["estimate"] = recommendation.mean
+        meta["posterior_mean"] = recommendation.posterior_mean
         meta["posterior_sd"] = recommendation.sd
+        meta["selection_bias"] = recommendation.selection_bias
     if space.tune_c:
         meta["c"] = trial.params["c"]
     path = config.out_dir / f"best-{space.backup}.json"
@@ -326,6 +329,7 @@ def verify_best(
         rules=config.rules,
         seed=derive_seed(config.seed, SEED_VERIFY, origin_of(trial)),
         opening_moves=config.opening_moves,
+        book=config.openings(),
     )
     results = config.out_dir / f"verify-trial{trial.number:05d}.jsonl"
     bar = progress is not None and sys.stderr.isatty()
@@ -394,8 +398,10 @@ class StudyReport:
         unit = b.get("unit", "games")
         rate = "winrate" if unit == "games" else "rate"
         lines.append(
-            f"recommended trial {b['number']} (best GP posterior mean): posterior mean "
-            f"{b['posterior_mean']:.3f} (sd {b['posterior_sd']:.3f}); its raw {rate} "
+            f"recommended trial {b['number']} (best GP posterior mean): estimate "
+            f"{b['estimate']:.3f} (sd {b['posterior_sd']:.3f}; the posterior mean "
+            f"{b['posterior_mean']:.3f} less {b['selection_bias']:.3f}, what choosing the best "
+            f"of the posterior means adds); its raw {rate} "
             f"{b['winrate']:.3f} over {b['games']} {unit} "
             f"[{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]"
         )
@@ -460,8 +466,10 @@ def finish_study(config: StudyConfig, *, progress: Progress | None = None) -> St
             "games": best.user_attrs.get("games"),
             "unit": best.user_attrs.get("unit", "games"),
             "ci95": [best.user_attrs.get("ci_low"), best.user_attrs.get("ci_high")],
-            "posterior_mean": pick.mean,
+            "estimate": pick.mean,
+            "posterior_mean": pick.posterior_mean,
             "posterior_sd": pick.sd,
+            "selection_bias": pick.selection_bias,
             "params": dict(best.params),
             "agent": best.user_attrs.get("candidate"),
         }

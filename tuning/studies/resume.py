@@ -159,6 +159,8 @@ def _config(
         "seed": identity["seed"],
         "opening_moves": identity["opening_moves"],
     }
+    if "book" in identity:  # trials on an opening book (the book must be unchanged)
+        fixed["book"] = identity["book"]
     if "traps" in identity:  # a study of the trap-tree objective (docs/traps.md)
         fixed["traps"] = _traps(identity["traps"], changes.pop("traps", None), name)
         changes.setdefault("verify_games", 0)  # its verification is on fresh trees, not games

@@ -62,6 +62,12 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     best = post.trials[int(np.argmax(post.mean))]
     assert report.best["number"] == best.number
     assert report.best["posterior_mean"] == pytest.approx(max(post.mean))
+    # reported honestly: the estimate is the posterior mean less the selection bias
+    b = report.best
+    assert b["estimate"] == pytest.approx(b["posterior_mean"] - b["selection_bias"])
+    assert f"estimate {b['estimate']:.3f}" in report.format()
+    meta = json.loads(Path(report.best_file).read_text())["meta"]
+    assert meta["estimate"] == pytest.approx(b["estimate"]) and "selection_bias" in meta
     best_file = Path(report.best_file)
     spec = f'mcts:sims=8,backup="monotone:{best_file}"'
     assert list(agent_config(spec).backup_strategy().g) == [best.params[f"g{j}"] for j in range(3)]
