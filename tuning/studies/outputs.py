@@ -21,14 +21,14 @@ In the study's output folder:
   re-run on another machine writes the same file.
 
 The recommended trial is the evaluated point with the best **posterior mean** of the
-fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the points: it
-is reported by its **estimate**, the posterior mean less what choosing the best of the
-posterior means adds to it (``selection_bias``, :func:`tuning.samplers.noisy_gp.selection_bias`), with
-its posterior standard deviation, beside its raw winrate and the uncorrected posterior mean;
-it is what the parameter file holds and the verification match plays. The trial with the
-best raw winrate is reported too; its winrate is biased upwards (it won a selection among
-noisy values). The verification match, with games the study never saw, is the honest
-measure.
+fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the
+points: it is reported by its **estimate**, the posterior mean less what choosing the best
+of the posterior means adds to it (``selection_bias``,
+:func:`tuning.samplers.noisy_gp.selection_bias`), with its posterior standard deviation,
+beside its raw winrate and the uncorrected posterior mean; it is what the parameter file
+holds and the verification match plays. The trial with the best raw winrate is reported too;
+its winrate is biased upwards (it won a selection among noisy values). The verification
+match, with games the study never saw, is the honest measure.
 """
 
 from __future__ import annotations
