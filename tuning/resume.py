@@ -36,7 +36,7 @@ from go_env.rules import KoRule, Rules
 from tuning.objective import Objective
 from tuning.search_spaces import SearchSpace, make_space
 from tuning.storage import hide_password, open_storage, storage_file, storage_url
-from tuning.study import IDENTITY_KEY, OUT_KEY, Progress, StudyConfig
+from tuning.study import IDENTITY_KEY, Progress, StudyConfig, stored_out
 from tuning.study import load_study as _load_configured
 from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
@@ -85,16 +85,19 @@ def _rules(stored: dict[str, Any]) -> Rules:
 def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
     """The stored output folder; the storage file's folder when that one is gone.
 
-    A study copied or moved with its folder (a recorded study under ``docs/results/``, a
-    run copied to another machine) still names the absolute folder it was made in.
+    The stored folder is relative to the storage file's folder (:func:`tuning.study.stored_out`);
+    a study recorded before that rule names the absolute folder it was made in, which is gone
+    once the study is copied or moved with its folder (a recorded study under
+    ``docs/results/``, a run copied to another machine).
     """
-    stored = Path(attrs[OUT_KEY]) if attrs.get(OUT_KEY) else None
+    url = storage_url(str(storage), Path.cwd())
+    stored = stored_out(attrs, url)
     if stored is not None and stored.is_dir():
         return stored
-    file = storage_file(storage_url(str(storage), Path.cwd()))
+    file = storage_file(url)
     if file is not None:
         return file[1].parent
-    return stored if stored is not None else Path("runs") / name
+    return stored if stored is not None else Path("runs") / "tune" / name
 
 
 def _traps(stored: dict[str, Any], given: Any, name: str) -> TrapObjectiveConfig:
@@ -170,7 +173,7 @@ def study_config(
             ``postgresql://`` URL, as ``gomcts tune --storage`` takes).
         out: Output folder (games, best parameters, plots); default the one stored with the
             study if it exists, else the folder of its storage file (a study copied or
-            moved with its folder), else the stored one, else ``runs/<name>``.
+            moved with its folder), else the stored one, else ``runs/tune/<name>``.
         changes: Settings that do not decide the trials (``trials``, ``jobs``,
             ``workers``, ``verify_games``, ``heartbeat_interval``...).
 
@@ -210,6 +213,21 @@ def load_study(
     return study
 
 
+def _url_of(study: optuna.Study) -> str | None:
+    """The storage URL of an open study, where Optuna's storage object tells it (else ``None``).
+
+    Optuna has no public accessor: an ``RDBStorage`` (possibly behind its cache) has ``url``,
+    a journal file backend ``_file_path``.
+    """
+    storage: Any = study._storage
+    storage = getattr(storage, "_backend", storage)
+    url = getattr(storage, "url", None)
+    if isinstance(url, str):
+        return url
+    path = getattr(getattr(storage, "_backend", None), "_file_path", None)
+    return f"journal:{path}" if isinstance(path, str) else None
+
+
 def load_objective(
     study: optuna.Study, *, out: str | Path | None = None, progress: Progress | None = None
 ) -> Objective | TrapObjective:
@@ -239,7 +257,7 @@ def load_objective(
         elif config is not None:
             folder = config.out_dir
         else:
-            folder = Path(attrs.get(OUT_KEY) or Path("runs") / study.study_name)
+            folder = stored_out(attrs, _url_of(study)) or Path("runs") / "tune" / study.study_name
         config = _config(attrs, study.study_name, None, folder, {})
     if config.traps is not None:
         return TrapObjective(config.space, config.traps, config.seed, progress)

@@ -46,7 +46,6 @@ import multiprocessing
 import os
 import re
 import signal
-import socket
 import sys
 import threading
 import time
@@ -78,29 +77,46 @@ from tuning.objective import (
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS, TrialSeededSampler
 from tuning.samplers import make_sampler as _named_sampler
 from tuning.search_spaces import SearchSpace
-from tuning.storage import hide_password, open_storage, storage_url
+from tuning.storage import hide_password, open_storage, storage_file, storage_url
 from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
     "OUT_KEY",
+    "STUDY_NAME",
     "StudyConfig",
     "StudyIdentityError",
     "TrialSeededSampler",
+    "check_study_name",
     "load_study",
     "optimize",
     "quiet_interrupts",
+    "recorded_out",
     "recover_dead_trials",
     "run_study",
+    "stored_out",
 ]
 
 IDENTITY_KEY = "gomcts_study"
 """User attribute of a study holding the settings that decide its trials."""
 
 OUT_KEY = "gomcts_out"
-"""User attribute of a study holding the output folder it was created with (absolute)."""
+"""User attribute of a study holding the output folder it was created with.
+
+Relative to the folder of the storage file (``"."`` for the default ``<out>/study.db``), so
+that a study copied or moved with its folder names no folder of the machine it was made on;
+with a database server's storage, as it was given (relative to the working folder). Studies
+from before this rule hold an absolute path, which is read as it is (:func:`stored_out`).
+"""
 
 Progress = Callable[[str], None]
+
+STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+"""A study name: a letter or digit, then up to 127 letters, digits, ``.``, ``_``, ``+`` or ``-``.
+
+The name is a folder of the output folder (``<out>/games/<name>``), so it may not hold a path
+separator or start with a dot (``..`` would write the trial files outside ``out``).
+"""
 
 
 class StudyIdentityError(ValueError):
@@ -132,7 +148,8 @@ class StudyConfig:
         startup_trials: Trials sampled uniformly before the GP takes over.
         seed: The study seed (sampler and every match seed derive from it).
         opening_moves: Random opening moves shared by the two games of a pair.
-        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
+        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``. It must
+            match :data:`STUDY_NAME` (it names a folder of ``out``).
         storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
         out: Output folder (games, best parameters, plots, verification).
         workers: Arena processes per trial (1: games run in the job's own process); with
@@ -189,6 +206,8 @@ class StudyConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out", Path(self.out))
+        if self.study_name is not None:
+            check_study_name(self.study_name)
         _int("games", self.games, 2)
         if self.games % 2:
             raise ValueError(
@@ -233,6 +252,7 @@ class StudyConfig:
         if self.baseline is not None:
             agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
         self.objective_config()  # checks that the candidate spec can be built
+        check_study_name(self.name)  # a default name from a plugin's backup name
 
     # ------------------------------------------------------------------ derived values
     @property
@@ -336,6 +356,19 @@ def _middle(dist: FloatDistribution) -> float:
     return math.sqrt(low * high) if dist.log else (low + high) / 2
 
 
+def check_study_name(name: object) -> None:
+    """Check a study name against :data:`STUDY_NAME`.
+
+    Raises:
+        ValueError: Saying what was wrong and which characters are allowed.
+    """
+    if not isinstance(name, str) or not STUDY_NAME.fullmatch(name):
+        raise ValueError(
+            f"bad study name {name!r}: it names a folder of the output folder, so use 1 to 128 "
+            "letters, digits, '.', '_', '+' or '-', starting with a letter or digit"
+        )
+
+
 def _int(name: str, value: object, low: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
@@ -387,8 +420,8 @@ def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.
         stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
     if stored is None:
         study.set_user_attr(IDENTITY_KEY, identity)
-        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
-        study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
+        study.set_user_attr(OUT_KEY, recorded_out(config.out_dir, config.storage_url))
+        study.set_user_attr("created_by", "gomcts tune")  # no host name: studies are shared
     elif stored != identity:
         keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
         detail = "; ".join(f"{k}: stored {stored.get(k)!r}, now {identity.get(k)!r}" for k in keys)
@@ -398,6 +431,30 @@ def load_study(config: StudyConfig, progress: Progress | None = None) -> optuna.
             "--study-name (or storage) for a new study"
         )
     return study
+
+
+def recorded_out(out: Path, url: str) -> str:
+    """The output folder as a study records it (:data:`OUT_KEY`): relative to its storage file."""
+    file = storage_file(url)
+    if file is None:
+        return out.as_posix()
+    return Path(os.path.relpath(out.resolve(), file[1].parent.resolve())).as_posix()
+
+
+def stored_out(attrs: dict[str, Any], url: str | None) -> Path | None:
+    """The output folder a study recorded (:data:`OUT_KEY`), resolved; ``None`` when none.
+
+    A relative path is resolved against the folder of the storage file ``url`` names (the
+    working folder for a database server's URL, or when ``url`` is unknown).
+    """
+    value = attrs.get(OUT_KEY)
+    if not value:
+        return None
+    path = Path(value)
+    if path.is_absolute():
+        return path
+    file = storage_file(url) if url is not None else None
+    return (file[1].parent if file is not None else Path.cwd()) / path
 
 
 def recover_dead_trials(
