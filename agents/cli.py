@@ -24,7 +24,7 @@ from go_env.errors import GoError
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
-__all__ = ["add_rules_arguments", "main", "rules_from_args"]
+__all__ = ["add_rules_arguments", "main", "os_error_message", "output_folder", "rules_from_args"]
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,13 +54,58 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     )
 
 
+def output_folder(text: str) -> str:
+    """An ``argparse`` type for an output folder: refuse a path that is, or lies under, a file.
+
+    The folder itself may be new (it is created) or an existing folder (a run resumes there).
+    """
+    path = Path(text)
+    for place in (path, *path.parents):
+        if place.is_dir():
+            break
+        if place.exists() or place.is_symlink():
+            what = "is a file" if place == path else f"lies under the file {place}"
+            raise argparse.ArgumentTypeError(f"{text!r} {what}; give a folder, new or existing")
+    return text
+
+
+def os_error_message(exc: OSError, folder: object = None) -> str:
+    """One sentence for a failed read or write: the path, the system's reason, what to do.
+
+    Args:
+        exc: The error.
+        folder: The command's output folder, named when ``exc`` names no file (a ``write``
+            to an open file that fails on a full disk carries no file name).
+    """
+    reason = exc.strerror or str(exc)
+    if exc.filename:
+        where = f"{exc.filename}: "
+    elif folder:
+        where = f"writing in {folder}: "
+    else:
+        where = ""
+    return (
+        f"{where}{reason}. What was written before is kept; make room or fix the permissions "
+        "and run the same command again"
+    )
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
+    from agents.base import AgentError
     from go_env.sgf import record_from_state, save_sgf
 
     rules = rules_from_args(args)
     black_spec = args.black if args.seed is None else _seeded(args.black, args.seed)
     white_spec = args.white if args.seed is None else _seeded(args.white, args.seed + 1)
-    black, white = make_agent(black_spec), make_agent(white_spec)
+    try:  # an AgentError: e.g. a net: agent whose model file is not a checkpoint
+        black = make_agent(black_spec)
+    except AgentError as exc:
+        return _play_error(exc)
+    try:
+        white = make_agent(white_spec)
+    except AgentError as exc:
+        black.close()
+        return _play_error(exc)
 
     def show(state: GoState, move: int) -> None:
         if args.quiet:
@@ -73,6 +118,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     try:
         result = play_game(black, white, rules, on_move=show)
+    except AgentError as exc:
+        return _play_error(exc)
     finally:
         black.close()
         white.close()
@@ -88,6 +135,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
         save_sgf(record, path)
         print(f"saved {path}")
     return 0
+
+
+def _play_error(exc: Exception) -> int:
+    print(f"gomcts play: error: {exc}", file=sys.stderr)
+    return 2
 
 
 def _seeded(spec: str, seed: int) -> str:
@@ -158,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SpecError, PluginError, GoError, ValueError) as exc:
         print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a read-only folder, a full disk, a file where a folder should be
+        message = os_error_message(exc, getattr(args, "out", None))
+        print(f"gomcts {args.command}: error: {message}", file=sys.stderr)
+        return 1
 
 
 def _reader_gone() -> int:

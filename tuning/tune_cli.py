@@ -16,6 +16,7 @@ import argparse
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.lifetime import interrupt_once
@@ -23,12 +24,36 @@ from agents.matches.cli import games_per_worker
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import DEFAULT_D, make_space
 
-__all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
+__all__ = ["add_arguments", "bounded_int", "config_from_args", "main", "register", "run"]
+
+#: Largest ``--d``: a GP over more than 65 knot heights learns nothing from a study's trials.
+MAX_D = 64
+#: Largest ``--jobs``: worker processes on one machine.
+MAX_JOBS = 256
+#: Largest ``--heartbeat`` and ``--grace`` (seconds): one day.
+MAX_SECONDS = 86_400
+
+
+def bounded_int(low: int, high: int, what: str) -> Any:
+    """An ``argparse`` type: an int from ``low`` to ``high``; the error says what is allowed."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be an int from {low} to {high} ({what}), got {text!r}"
+            )
+        return value
+
+    return parse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``gomcts tune`` to ``parser``."""
-    from agents.cli import add_rules_arguments
+    from agents.cli import add_rules_arguments, output_folder
     from agents.traps import POLICIES
     from agents.traps.cli import add_tree_arguments
 
@@ -49,9 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     study = parser.add_argument_group("search")
     study.add_argument(
         "--d",
-        type=int,
+        type=bounded_int(1, MAX_D, "segments of g"),
         default=DEFAULT_D,
-        help=f"segments of g: d+1 knot heights g0..gd (default {DEFAULT_D})",
+        help=f"segments of g: d+1 knot heights g0..gd, 1 to {MAX_D} (default {DEFAULT_D})",
     )
     study.add_argument(
         "--bounds",
@@ -168,7 +193,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_tree_arguments(traps)
     run = parser.add_argument_group("running")
-    run.add_argument("--out", default=None, help="output folder (default runs/<study name>)")
+    run.add_argument(
+        "--out",
+        type=output_folder,
+        default=None,
+        help="output folder (default runs/tune/<study name>)",
+    )
     run.add_argument(
         "--storage",
         default=None,
@@ -182,9 +212,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--jobs",
-        type=int,
+        type=bounded_int(1, MAX_JOBS, "worker processes"),
         default=1,
-        help="worker processes running trials in parallel here (default 1)",
+        help=f"worker processes running trials in parallel here, 1 to {MAX_JOBS} (default 1)",
     )
     run.add_argument(
         "--workers",
@@ -205,15 +235,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--heartbeat",
-        type=int,
+        type=bounded_int(0, MAX_SECONDS, "seconds; 0: no heartbeat"),
         default=30,
-        help="seconds between heartbeats of a running trial (default 30)",
+        help=f"seconds between heartbeats of a running trial, 0 (none) to {MAX_SECONDS} "
+        "(default 30)",
     )
     run.add_argument(
         "--grace",
-        type=int,
+        type=bounded_int(1, MAX_SECONDS, "seconds"),
         default=None,
-        help="seconds without heartbeat before a trial is retried (default 2x)",
+        help="seconds without heartbeat before a trial is retried, at most "
+        f"{MAX_SECONDS} (default 2x the heartbeat)",
     )
     run.add_argument(
         "--max-retry", type=int, default=3, help="retries of one interrupted trial (default 3)"
@@ -249,8 +281,6 @@ def config_from_args(args: argparse.Namespace) -> Any:
     Raises:
         ValueError: For a bad option (unknown space, reversed bounds...).
     """
-    from pathlib import Path
-
     from agents.cli import rules_from_args
     from tuning.objective import PRUNE_Z
     from tuning.study import StudyConfig
@@ -302,8 +332,20 @@ def config_from_args(args: argparse.Namespace) -> Any:
         fields["workers"] = 1
         fields["verify_games"] = 0
     config = StudyConfig(**fields)
-    out = Path(args.out) if args.out else Path("runs") / config.name
+    out = Path(args.out) if args.out else default_out(config.name, args.storage)
     return StudyConfig(**fields, out=out)
+
+
+def default_out(name: str, storage: str | None) -> Path:
+    """The output folder of study ``name`` without ``--out``: ``runs/tune/<name>``.
+
+    A study started before that default, in ``runs/<name>`` with its ``study.db`` there, is
+    continued where it is (the same command keeps continuing it).
+    """
+    old = Path("runs") / name
+    if storage is None and (old / "study.db").is_file():
+        return old
+    return Path("runs") / "tune" / name
 
 
 def run(args: argparse.Namespace) -> int:

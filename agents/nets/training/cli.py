@@ -120,6 +120,8 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand (with ``sl`` and ``selfplay``) to the ``gomcts`` parser."""
+    from agents.cli import output_folder
+
     parser = subparsers.add_parser(
         "train",
         help="train policy/value networks (supervised from SGF, or self-play)",
@@ -129,7 +131,9 @@ def register(subparsers: Any) -> None:
 
     sl = sub.add_parser("sl", help="supervised learning from a folder of SGF records")
     sl.add_argument("data", help="folder of SGF files (searched recursively)")
-    sl.add_argument("--out", required=True, help="output folder; rerun to resume")
+    sl.add_argument(
+        "--out", required=True, type=output_folder, help="output folder; rerun to resume"
+    )
     _net_arguments(sl)
     sl.add_argument("--steps", type=int, default=2000, help="optimizer steps (default 2000)")
     sl.add_argument("--batch-size", type=int, default=128, help="minibatch (default 128)")
@@ -148,7 +152,9 @@ def register(subparsers: Any) -> None:
     sl.set_defaults(func=_cmd_sl)
 
     rl = sub.add_parser("selfplay", help="AlphaZero-style self-play reinforcement learning")
-    rl.add_argument("--out", required=True, help="output folder; rerun to resume")
+    rl.add_argument(
+        "--out", required=True, type=output_folder, help="output folder; rerun to resume"
+    )
     _net_arguments(rl)
     rl.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
     rl.add_argument("--max-moves", type=int, default=None, help="move cap (default 2*N*N)")
