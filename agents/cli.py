@@ -8,6 +8,7 @@ that ``agents`` never imports ``tuning``.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -84,9 +85,16 @@ def os_error_message(exc: OSError, folder: object = None) -> str:
         where = f"writing in {folder}: "
     else:
         where = ""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EEXIST):
+        return f"{where}{reason}"
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        advice = "make room"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        advice = "give a folder this user can write, or fix its permissions"
+    else:
+        advice = "fix the cause"
     return (
-        f"{where}{reason}. What was written before is kept; make room or fix the permissions "
-        "and run the same command again"
+        f"{where}{reason}. What was written before is kept: {advice} and run the same command again"
     )
 
 
@@ -213,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a read-only folder, a full disk, a file where a folder should be
         message = os_error_message(exc, getattr(args, "out", None))
         print(f"gomcts {args.command}: error: {message}", file=sys.stderr)
-        return 1
+        return 2
 
 
 def _reader_gone() -> int:

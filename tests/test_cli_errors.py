@@ -224,9 +224,9 @@ def test_a_full_disk_in_the_arena_is_a_sentence_and_keeps_the_games(
     (out / "summary.json").symlink_to("/dev/full")  # writing there fails with ENOSPC
     argv = ["arena", "random", "random", "--size", "5", "--games", "2", "--workers", "1",
             "--out", str(out), "--no-sgf", "--no-plot", "--no-progress"]  # fmt: skip
-    err = _error(capsys, argv, code=1)
+    err = _error(capsys, argv, code=2)
     assert f"writing in {out}: No space left on device" in err
-    assert "run the same command again" in err
+    assert "make room and run the same command again" in err
     assert len([p for p in out.iterdir() if p.name.startswith("results")]) == 1  # games kept
 
 
@@ -240,7 +240,7 @@ def test_a_read_only_output_folder_is_a_sentence(
     try:
         argv = ["arena", "random", "random", "--size", "5", "--games", "2", "--workers", "1",
                 "--out", str(folder / "m"), "--no-sgf", "--no-plot", "--no-progress"]  # fmt: skip
-        err = _error(capsys, argv, code=1)
+        err = _error(capsys, argv, code=2)
     finally:
         folder.chmod(0o755)
     assert "Permission denied" in err and str(folder / "m") in err
@@ -268,7 +268,7 @@ def test_a_read_only_disk_under_tune_and_traps_is_a_sentence(
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(where))
 
     monkeypatch.setattr(target, fail)
-    err = _error(capsys, [*argv, "--out", str(tmp_path / "out")], code=1)
+    err = _error(capsys, [*argv, "--out", str(tmp_path / "out")], code=2)
     assert f"{where}: {os.strerror(errno.EROFS)}" in err
 
 
