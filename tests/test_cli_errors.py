@@ -281,3 +281,44 @@ def test_play_with_a_bad_network_file_is_a_sentence(
     err = _error(capsys, ["play", "--black", f"net:model={bad}", "--size", "5", "--quiet"])
     assert f"{bad} is not a readable checkpoint" in err
     assert len(err.strip().splitlines()) == 1 and len(err) < 400, err
+
+
+# ------------------------------------------------------- what a study records, default folders
+
+
+def test_a_study_records_its_folder_relative_to_its_storage_and_no_host_name(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    from study_support import tiny_study
+
+    from tuning.resume import study_config
+    from tuning.study import OUT_KEY
+
+    config = tiny_study(tmp_path / "out", storage=str(tmp_path / "db" / "study.db"))
+    study = config.load_study()
+    attrs = study.user_attrs
+    assert attrs[OUT_KEY] == "../out"
+    assert socket.gethostname() not in repr(attrs)
+    assert study_config(config.name, tmp_path / "db" / "study.db").out_dir == tmp_path / "out"
+    default = tiny_study(tmp_path / "run")
+    assert default.load_study().user_attrs[OUT_KEY] == "."
+
+
+def test_default_output_folders_are_under_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.cli import build_parser
+    from tuning.tune_cli import config_from_args
+
+    monkeypatch.chdir(tmp_path)
+    parser = build_parser()
+    assert parser.parse_args(["arena", "random", "random"]).out == "runs/arena"
+    assert parser.parse_args(["traps"]).out == "runs/traps"
+    tune = parser.parse_args(["tune", "softmax", "--agent", "mcts:sims=8", "--size", "5"])
+    assert config_from_args(tune).out_dir == Path("runs/tune/softmax-5x5-n8")
+    old = tmp_path / "runs" / "softmax-5x5-n8"
+    old.mkdir(parents=True)
+    (old / "study.db").touch()  # a study started under the earlier default is continued there
+    assert config_from_args(tune).out_dir == Path("runs/softmax-5x5-n8")

@@ -454,7 +454,7 @@ def stored_out(attrs: dict[str, Any], url: str | None) -> Path | None:
     if path.is_absolute():
         return path
     file = storage_file(url) if url is not None else None
-    return (file[1].parent if file is not None else Path.cwd()) / path
+    return Path(os.path.normpath((file[1].parent if file is not None else Path.cwd()) / path))
 
 
 def recover_dead_trials(
