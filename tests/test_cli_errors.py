@@ -318,6 +318,11 @@ def test_default_output_folders_are_under_runs(
     assert parser.parse_args(["traps"]).out == "runs/traps"
     tune = parser.parse_args(["tune", "softmax", "--agent", "mcts:sims=8", "--size", "5"])
     assert config_from_args(tune).out_dir == Path("runs/tune/softmax-5x5-n8")
+    from tuning.search_spaces import make_space
+    from tuning.study import StudyConfig
+
+    api = StudyConfig(space=make_space("softmax"), agent="mcts:sims=8", rules=Rules(size=5))
+    assert api.out_dir == Path("runs/tune/softmax-5x5-n8")  # the Python API's default too
     old = tmp_path / "runs" / "softmax-5x5-n8"
     old.mkdir(parents=True)
     (old / "study.db").touch()  # a study started under the earlier default is continued there

@@ -151,7 +151,8 @@ class StudyConfig:
         study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``. It must
             match :data:`STUDY_NAME` (it names a folder of ``out``).
         storage: Storage location (:mod:`tuning.storage`); default ``<out>/study.db``.
-        out: Output folder (games, best parameters, plots, verification).
+        out: Output folder (games, best parameters, plots, verification); default
+            ``runs/tune/<study name>``.
         workers: Arena processes per trial (1: games run in the job's own process); with
             ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
             the cluster's CPUs with ``ray``.
@@ -192,7 +193,7 @@ class StudyConfig:
     opening_moves: int = 2
     study_name: str | None = None
     storage: str | None = None
-    out: Path | str = Path("runs/tune")
+    out: Path | str | None = None
     workers: int | None = 1
     jobs: int = 1
     heartbeat_interval: int | None = 30
@@ -205,7 +206,8 @@ class StudyConfig:
     games_per_worker: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "out", Path(self.out))
+        if self.out is not None:
+            object.__setattr__(self, "out", Path(self.out))
         if self.study_name is not None:
             check_study_name(self.study_name)
         _int("games", self.games, 2)
@@ -251,8 +253,10 @@ class StudyConfig:
             )
         if self.baseline is not None:
             agent_config(self.baseline)  # parses the spec: a clear error now, not in a worker
-        self.objective_config()  # checks that the candidate spec can be built
         check_study_name(self.name)  # a default name from a plugin's backup name
+        if self.out is None:
+            object.__setattr__(self, "out", Path("runs") / "tune" / self.name)
+        self.objective_config()  # checks that the candidate spec can be built
 
     # ------------------------------------------------------------------ derived values
     @property
@@ -290,7 +294,7 @@ class StudyConfig:
     @property
     def out_dir(self) -> Path:
         """The output folder."""
-        return Path(self.out)
+        return Path(self.out) if self.out is not None else Path("runs") / "tune" / self.name
 
     @property
     def games_dir(self) -> Path:
