@@ -327,3 +327,19 @@ def test_default_output_folders_are_under_runs(
     old.mkdir(parents=True)
     (old / "study.db").touch()  # a study started under the earlier default is continued there
     assert config_from_args(tune).out_dir == Path("runs/softmax-5x5-n8")
+
+
+def test_the_python_api_bounds_d_jobs_and_heartbeats_too() -> None:
+    from tuning.search_spaces import MAX_D, make_space
+    from tuning.study import MAX_JOBS, MAX_SECONDS, StudyConfig
+
+    with pytest.raises(ValueError, match=f"at most {MAX_D}"):
+        make_space("softmax", d=10**20)
+    space = make_space("softmax")
+    for field, value in (
+        ("jobs", MAX_JOBS + 1),
+        ("heartbeat_interval", 10**20),
+        ("grace_period", MAX_SECONDS + 1),
+    ):
+        with pytest.raises(ValueError, match=f"{field} must be an int from 1 to"):
+            StudyConfig(space=space, agent="mcts:sims=4", **{field: value})

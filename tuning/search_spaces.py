@@ -34,12 +34,15 @@ from agents.registry import agent_config, agent_spec
 __all__ = [
     "DEFAULT_C_BOUNDS",
     "DEFAULT_D",
+    "MAX_D",
     "SearchSpace",
     "make_space",
     "tunable_backups",
 ]
 
 DEFAULT_D = 5
+#: Largest ``d``: a GP over more than 65 knot heights learns nothing from a study's trials.
+MAX_D = 64
 """Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED (``backups-spec.md`` §4)."""
 
 DEFAULT_C_BOUNDS = (0.1, 4.0)
@@ -108,9 +111,9 @@ class SearchSpace:
         c_bounds: Range of ``c`` (log scale) when ``tune_c``.
 
     Raises:
-        ValueError: For an unknown or untunable backup, ``d < 1``, or bounds that are reversed,
-            empty, not finite (and, for ``c``, not positive), or given to a backup whose ranges
-            are fixed.
+        ValueError: For an unknown or untunable backup, ``d`` outside ``1..MAX_D``, or bounds
+            that are reversed, empty, not finite (and, for ``c``, not positive), or given to a
+            backup whose ranges are fixed.
     """
 
     backup: str
@@ -123,6 +126,8 @@ class SearchSpace:
         tunable = _tunable(self.backup)
         if isinstance(self.d, bool) or not isinstance(self.d, int) or self.d < 1:
             raise ValueError(f"d (segments of g) must be an int >= 1, got {self.d!r}")
+        if self.d > MAX_D:
+            raise ValueError(f"d (segments of g) must be at most {MAX_D}, got {self.d}")
         bounds = tunable.default_bounds if self.bounds is None else tuple(self.bounds)
         if bounds is not None:
             if tunable.default_bounds is None:

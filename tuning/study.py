@@ -82,6 +82,8 @@ from tuning.trap_objective import TrapObjective, TrapObjectiveConfig
 
 __all__ = [
     "IDENTITY_KEY",
+    "MAX_JOBS",
+    "MAX_SECONDS",
     "OUT_KEY",
     "STUDY_NAME",
     "StudyConfig",
@@ -110,6 +112,13 @@ from before this rule hold an absolute path, which is read as it is (:func:`stor
 """
 
 Progress = Callable[[str], None]
+
+MAX_JOBS = 256
+"""Largest ``jobs``: worker processes on one machine."""
+
+MAX_SECONDS = 86_400
+"""Largest ``heartbeat_interval`` and ``grace_period``: one day (Python's timers overflow on
+much larger ones)."""
 
 STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A study name: a letter or digit, then up to 127 letters, digits, ``.``, ``_``, ``+`` or ``-``.
@@ -234,7 +243,7 @@ class StudyConfig:
         check_width(self.games_per_worker)
         if self.games_per_worker > 1 and self.ray is not None:
             raise ValueError("games_per_worker > 1 plays in local processes; with ray keep it 1")
-        _int("jobs", self.jobs, 1)
+        _int("jobs", self.jobs, 1, MAX_JOBS)
         _int("max_retry", self.max_retry, 0)
         _int("verify_games", self.verify_games, 0)
         if self.verify_games % 2:
@@ -244,7 +253,9 @@ class StudyConfig:
         if not (isinstance(self.prune_z, (int, float)) and self.prune_z > 0):
             raise ValueError(f"prune_z must be a positive number, got {self.prune_z!r}")
         if self.heartbeat_interval is not None:
-            _int("heartbeat_interval", self.heartbeat_interval, 1)
+            _int("heartbeat_interval", self.heartbeat_interval, 1, MAX_SECONDS)
+        if self.grace_period is not None:
+            _int("grace_period", self.grace_period, 1, MAX_SECONDS)
         config = agent_config(self.agent)
         if not hasattr(config, "sims") or not hasattr(config, "backup"):
             raise ValueError(
@@ -373,9 +384,11 @@ def check_study_name(name: object) -> None:
         )
 
 
-def _int(name: str, value: object, low: int) -> None:
+def _int(name: str, value: object, low: int, high: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be an int from {low} to {high}, got {value!r}")
 
 
 # ------------------------------------------------------------------------- sampling

@@ -22,16 +22,9 @@ from typing import Any
 from agents.lifetime import interrupt_once
 from agents.matches.cli import games_per_worker
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
-from tuning.search_spaces import DEFAULT_D, make_space
+from tuning.search_spaces import DEFAULT_D, MAX_D, make_space
 
 __all__ = ["add_arguments", "bounded_int", "config_from_args", "main", "register", "run"]
-
-#: Largest ``--d``: a GP over more than 65 knot heights learns nothing from a study's trials.
-MAX_D = 64
-#: Largest ``--jobs``: worker processes on one machine.
-MAX_JOBS = 256
-#: Largest ``--heartbeat`` and ``--grace`` (seconds): one day.
-MAX_SECONDS = 86_400
 
 
 def bounded_int(low: int, high: int, what: str) -> Any:
@@ -56,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agents.cli import add_rules_arguments, output_folder
     from agents.traps import POLICIES
     from agents.traps.cli import add_tree_arguments
+    from tuning.study import MAX_JOBS, MAX_SECONDS
 
     parser.add_argument(
         "--games-per-worker",
