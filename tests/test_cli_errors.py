@@ -33,15 +33,13 @@ def _error(capsys: pytest.CaptureFixture[str], argv: list[str], code: int = 2) -
 # ----------------------------------------------------------------------- opening books
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
-    fifo = tmp_path / "book.txt"
-    os.mkfifo(fifo)
+def _refused_without_blocking(fifo: Path, load: object) -> BaseException:
+    """Run ``load()`` (which reads ``fifo``) in a thread; the exception it raised at once."""
     done: list[BaseException] = []
 
     def read() -> None:
         try:
-            load_book(fifo, RULES)
+            load()  # type: ignore[operator]
         except BaseException as exc:
             done.append(exc)
 
@@ -52,9 +50,34 @@ def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
         with open(fifo, "w"):
             pass
         reader.join(timeout=5)
-        pytest.fail("load_book blocked on a FIFO")
-    assert isinstance(done[0], ValueError)
-    assert "not a regular file" in str(done[0])
+        pytest.fail(f"blocked on the FIFO {fifo}")
+    assert done, "no error for a FIFO"
+    return done[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "book.txt"
+    os.mkfifo(fifo)
+    error = _refused_without_blocking(fifo, lambda: load_book(fifo, RULES))
+    assert isinstance(error, ValueError) and "not a regular file" in str(error)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_plan_whose_book_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    from tuning.plan import load_plan
+    from tuning.reproduce import match_config
+
+    fifo = tmp_path / "book.txt"
+    os.mkfifo(fifo)
+    path = tmp_path / "plan.toml"
+    text = PLAN.format(agent="mcts:sims={sims}").replace(
+        "[[row]]", '[[row]]\nopenings = "book:book.txt"'
+    )
+    path.write_text(text, encoding="utf-8")
+    plan = load_plan(path)
+    error = _refused_without_blocking(fifo, lambda: match_config(plan, plan.rows[0]))
+    assert isinstance(error, ValueError) and "not a regular file" in str(error)
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
@@ -69,8 +92,8 @@ def test_a_device_as_book_is_refused_before_reading(capsys: pytest.CaptureFixtur
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_a_book_folder_is_refused(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "a.sgf")
-    with pytest.raises(ValueError, match="not a regular file"):
-        load_book(tmp_path, RULES)
+    error = _refused_without_blocking(tmp_path / "a.sgf", lambda: load_book(tmp_path, RULES))
+    assert isinstance(error, ValueError) and "not a regular file" in str(error)
 
 
 def test_a_book_over_the_size_limit_is_refused(tmp_path: Path) -> None:
