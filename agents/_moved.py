@@ -3,7 +3,9 @@
 Issue 16 gave the packages names for what they hold: arena matches and their statistics moved
 from ``tuning`` to :mod:`agents.matches`, network training from ``agents.nets`` and ``tuning``
 to :mod:`agents.nets.training`, and dead-stone scoring from ``agents.gtp`` to
-:mod:`go_env.dead_stones`. :data:`MOVED` maps every old module name to its new one.
+:mod:`go_env.dead_stones`. Issue 28 put the flat modules of ``tuning`` into the subpackages
+:mod:`tuning.studies`, :mod:`tuning.samplers` and :mod:`tuning.reproduction`. :data:`MOVED`
+maps every old module name to its new one.
 
 :class:`MovedModuleFinder` is a meta-path finder (PEP 451) that answers only for the old
 names: importing one emits a :class:`DeprecationWarning` naming the new path and binds the old
@@ -23,9 +25,12 @@ import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
-__all__ = ["MOVED", "MovedModuleFinder", "install"]
+__all__ = ["MOVED", "MOVED_NAMES", "REMOVED_IN", "MovedModuleFinder", "install", "moved_name"]
 
-#: Old module name -> new module name (one release of grace; listed in CHANGELOG.md).
+REMOVED_IN = "0.2.0"
+"""The release that removes the old names below (CHANGELOG.md, "Shims"); 0.1.0 keeps them."""
+
+#: Old module name -> new module name (kept until :data:`REMOVED_IN`; listed in CHANGELOG.md).
 MOVED: dict[str, str] = {
     "tuning.arena": "agents.matches.arena",
     "tuning.stats": "agents.matches.stats",
@@ -44,7 +49,50 @@ MOVED: dict[str, str] = {
     "agents.nets.plots": "agents.nets.training.plots",
     "agents.gtp.scoring": "go_env.dead_stones",
     "agents.matches.book_cli": "agents.nets.book_cli",
+    "tuning.noise": "tuning.samplers.noise",
+    "tuning.noisy_gp": "tuning.samplers.noisy_gp",
+    "tuning.simulation": "tuning.samplers.simulation",
+    "tuning.objective": "tuning.studies.objective",
+    "tuning.trap_objective": "tuning.studies.trap_objective",
+    "tuning.study_outputs": "tuning.studies.outputs",
+    "tuning.study": "tuning.studies.study",
+    "tuning.resume": "tuning.studies.resume",
+    "tuning.storage": "tuning.studies.storage",
+    "tuning.trial_bar": "tuning.studies.trial_bar",
+    "tuning.tune_cli": "tuning.studies.cli",
+    "tuning.plan": "tuning.reproduction.plan",
+    "tuning.repro_table": "tuning.reproduction.table",
+    "tuning.reproduce_cli": "tuning.reproduction.cli",
+    "tuning.reproduce": "tuning.reproduction.runner",
 }
+
+
+#: Old ``module.name`` -> new ``module.name`` of single names that moved (same grace). A module
+#: that lost such a name forwards its ``__getattr__`` to :func:`moved_name`, so that it does
+#: not import the new module itself (``agents.matches`` must not import ``agents.nets``).
+MOVED_NAMES: dict[str, str] = {
+    "agents.matches.balanced.net_value_fn": "agents.nets.evaluator.net_value_fn",
+    "agents.matches.balanced.model_digest": "agents.nets.checkpoint.model_digest",
+}
+
+
+def moved_name(module: str, name: str) -> object:
+    """The object an old ``module.name`` of :data:`MOVED_NAMES` now is (with a warning).
+
+    Raises:
+        AttributeError: When ``module.name`` is not a moved name (as a module's own
+            ``__getattr__`` must).
+    """
+    new = MOVED_NAMES.get(f"{module}.{name}")
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} moved to {new}; the old name goes in {REMOVED_IN} (CHANGELOG.md)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    new_module, _, new_name = new.rpartition(".")
+    return getattr(importlib.import_module(new_module), new_name)
 
 
 def _in_import_machinery(module_name: str) -> bool:
@@ -100,7 +148,7 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder):
             return None
         warnings.warn(
             f"{fullname} moved to {new}; import it from there "
-            f"(the old path is kept for one release, see CHANGELOG.md)",
+            f"(the old path goes in {REMOVED_IN}, see CHANGELOG.md)",
             DeprecationWarning,
             stacklevel=_caller_stacklevel(),
         )

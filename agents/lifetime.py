@@ -16,11 +16,11 @@ thing in the worker, arranges two guards:
 
 So a worker notices a dead parent within a tenth of a second and is gone within a few
 seconds whatever it was doing. What it leaves behind: a study job that stops on the signal
-marks its running trial FAIL and queues it again (:mod:`tuning.objective`); one that the grace
-period cuts short (its clean-up waited on a database lock, say) leaves its trial RUNNING, and
-the study's crash recovery fails and queues it again on the next run
-(:func:`tuning.study.recover_dead_trials`: its process is gone), or, on other machines,
-Optuna's heartbeat does.
+marks its running trial FAIL and queues it again (:mod:`tuning.studies.objective`); one that
+the grace period cuts short (its clean-up waited on a database lock, say) leaves its trial
+RUNNING, and the study's crash recovery fails and queues it again on the next run
+(:func:`tuning.studies.recovery.recover_dead_trials`: its process is gone), or, on other
+machines, Optuna's heartbeat does.
 
 The default signal is ``SIGTERM``, so a worker with a handler can stop cleanly (a study job
 turns it into ``KeyboardInterrupt`` and puts its running trial back in the queue). Such a

@@ -24,6 +24,7 @@ from typing import TextIO
 
 import env_speed
 import mcts_speed
+import net_forward
 import playout_speed
 
 __all__ = ["BENCHMARKS", "main"]
@@ -32,6 +33,7 @@ BENCHMARKS: dict[str, Callable[[list[str] | None], int]] = {
     "env_speed": env_speed.main,
     "playout_speed": playout_speed.main,
     "mcts_speed": mcts_speed.main,
+    "net_forward": net_forward.main,
 }
 """The benchmarks by name, in the order they run."""
 

@@ -24,6 +24,7 @@ import numpy as np
 from go_env.kernels import HEADER, area, mark_dead, seed_rng
 from go_env.kernels import ownership as ownership_kernel
 from go_env.state import GoState
+from go_env.validation import check_int
 
 __all__ = ["chains", "estimate_dead", "ownership", "result_string", "score_without"]
 
@@ -43,8 +44,7 @@ def ownership(state: GoState, playouts: int = 64, seed: int = 0) -> np.ndarray:
     Raises:
         ValueError: When ``playouts`` is not positive.
     """
-    if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
-        raise ValueError(f"playouts must be a positive int, got {playouts!r}")
+    check_int("playouts", playouts, min=1, allowed="a positive int")
     compiled = state.compiled()
     geo = compiled.geometry
     vector = compiled.vector

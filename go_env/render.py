@@ -10,6 +10,7 @@ import numpy as np
 
 from go_env.coords import GTP_COLUMNS, point, to_gtp
 from go_env.state import Color, GoState
+from go_env.validation import check_int
 
 __all__ = ["draw_board", "render_ansi", "render_rgb", "star_points"]
 
@@ -123,8 +124,7 @@ def draw_board(board: np.ndarray, last_move: int | None = None, cell: int = 32) 
     """
     if board.ndim != 2 or board.shape[0] != board.shape[1]:
         raise ValueError(f"board must be a square 2-d array, got shape {board.shape}")
-    if isinstance(cell, bool) or not isinstance(cell, int) or cell < 8:
-        raise ValueError(f"cell must be an int of at least 8 pixels, got {cell!r}")
+    check_int("cell", cell, min=8, allowed="an int of at least 8 pixels")
     size = board.shape[0]
     side = cell * (size + 1)
     centres = np.arange(side, dtype=np.float32) + 0.5  # pixel centres along one axis

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
+from go_env.validation import check_int
+
 __all__ = ["MAX_MOVES", "MAX_SIZE", "MIN_SIZE", "KoRule", "Rules"]
 
 MIN_SIZE = 2
@@ -54,10 +56,7 @@ class Rules:
     handicap: int = 0
 
     def __post_init__(self) -> None:
-        if isinstance(self.size, bool) or not isinstance(self.size, int):
-            raise ValueError(
-                f"size must be an int from {MIN_SIZE} to {MAX_SIZE}, got {self.size!r}"
-            )
+        check_int("size", self.size, allowed=f"an int from {MIN_SIZE} to {MAX_SIZE}")
         if not MIN_SIZE <= self.size <= MAX_SIZE:
             raise ValueError(f"size must be from {MIN_SIZE} to {MAX_SIZE}, got {self.size}")
         if isinstance(self.komi, bool) or not isinstance(self.komi, (int, float)):

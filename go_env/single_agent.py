@@ -35,6 +35,7 @@ from go_env.features import PLANE_DTYPE, history_planes_hwc, num_planes
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import KoRule, Rules
 from go_env.state import Color, GoState
+from go_env.validation import check_int
 
 __all__ = ["ENV_ID", "GoVsOpponentEnv", "Opponent"]
 
@@ -104,8 +105,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             )
         if colour not in ("black", "white", "random"):
             raise ValueError(f"colour must be one of black, white, random; got {colour!r}")
-        if isinstance(history, bool) or not isinstance(history, int) or history < 1:
-            raise ValueError(f"history must be a positive int, got {history!r}")
+        check_int("history", history, min=1, allowed="a positive int")
         if render_mode not in (None, "ansi", "rgb_array"):
             raise ValueError(
                 f"render_mode must be None, 'ansi' or 'rgb_array'; got {render_mode!r}"

@@ -3,7 +3,7 @@
 These optional planes complement the stone-history planes of :mod:`go_env.features` (which stay
 the one source of the stone and colour planes). They follow the 27 input planes of Boke Go
 (Meijke Balay, Kyle Chan, Duke Hong, *Monte Carlo Tree Search and Neural Networks in Small
-Board Go*, UCLA, c. 2020; ``backups-spec.md`` section 14). :func:`tactical_planes` returns the
+Board Go*, UCLA, c. 2020; ``docs/protocol.md#boke-go``). :func:`tactical_planes` returns the
 24 planes that :func:`go_env.features.history_planes` does not already give:
 
 ==========  ==============================================================================

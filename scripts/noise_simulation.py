@@ -3,7 +3,7 @@
 A known smooth function of the knot heights gives every point a true winrate in
 [0.35, 0.65]; a trial's value is a binomial draw over ``--games`` games. Each sampler runs
 ``--trials`` trials per seed, and the true winrate of its recommended point is recorded
-(``tuning.simulation``; ``docs/tuning.md`` shows the table). Resumable: run the same
+(``tuning.samplers.simulation``; ``docs/tuning.md`` shows the table). Resumable: run the same
 command again to continue::
 
     nice -n 10 python scripts/noise_simulation.py --seeds 20 --games 60 200
@@ -52,7 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     import optuna
     import torch
 
-    from tuning.simulation import SimulationConfig, format_table, run_simulation, write_outputs
+    from tuning.samplers.simulation import (
+        SimulationConfig,
+        format_table,
+        run_simulation,
+        write_outputs,
+    )
 
     torch.set_num_threads(args.threads)
     optuna.logging.set_verbosity(optuna.logging.WARNING)

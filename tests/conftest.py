@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from go_env.rules import Rules
 from go_env.state import Color, GoState
+
+if TYPE_CHECKING:
+    from agents.gtp import GtpProcess
 
 BoardFactory = Callable[..., GoState]
 
@@ -63,3 +66,20 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def gnugo_path() -> str:
+    """Path of the GNU Go program (skips without it, fails under ``CI=true``)."""
+    from gnugo_support import require_gnugo
+
+    return require_gnugo()
+
+
+@pytest.fixture(scope="module")
+def gnugo_engine(gnugo_path: str) -> Iterator[GtpProcess]:
+    """One GNU Go GTP engine for a test module (the caller sets the board size first)."""
+    from agents.gtp import GtpProcess
+
+    with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30.0) as engine:
+        yield engine

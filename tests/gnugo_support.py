@@ -1,10 +1,8 @@
-"""Shared pytest helpers for tests that need the GNU Go program (``gnugo``).
+"""Shared helpers for tests that need the GNU Go program (``gnugo``).
 
-Import the fixtures into a test module to use them::
-
-    from gnugo_support import gnugo_engine, gnugo_path  # noqa: F401
-
-and :func:`gnugo_board` to read GNU Go's position back (``COLOR_NAMES`` are GTP's color words).
+The fixtures ``gnugo_path`` and ``gnugo_engine`` are in ``tests/conftest.py`` (a test asks for
+them by name); :func:`gnugo_board` reads GNU Go's position back (``COLOR_NAMES`` are GTP's
+color words).
 
 Without GNU Go such tests are skipped with the reason, except under ``CI=true``, where the
 missing program fails them: CI must never pass by skipping the evidence.
@@ -14,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +25,6 @@ __all__ = [
     "COLOR_NAMES",
     "find_gnugo",
     "gnugo_board",
-    "gnugo_engine",
-    "gnugo_path",
     "require_gnugo",
 ]
 
@@ -60,19 +55,6 @@ def require_gnugo() -> str:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"GNU Go (gnugo) is required under CI=true but was not found on {where}")
     pytest.skip(f"GNU Go (gnugo) not found on {where}; install it with `apt-get install gnugo`")
-
-
-@pytest.fixture(scope="session")
-def gnugo_path() -> str:
-    """Path of the GNU Go program (see :func:`require_gnugo`)."""
-    return require_gnugo()
-
-
-@pytest.fixture(scope="module")
-def gnugo_engine(gnugo_path: str) -> Iterator[GtpProcess]:
-    """One GNU Go GTP engine for a test module (the caller sets the board size first)."""
-    with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30.0) as engine:
-        yield engine
 
 
 def gnugo_board(engine: GtpProcess, size: int) -> np.ndarray:

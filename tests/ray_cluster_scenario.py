@@ -1,9 +1,10 @@
 """A real two-node Ray cluster on 127.0.0.1, a match on it, and a node killed mid-match.
 
-Run by tests/test_ray_cluster.py as ``unshare ... python tests/ray_cluster_scenario.py OUT``
-inside fresh network and PID namespaces: in the network namespace the only interface is the
-loopback, so Ray's nodes really talk over 127.0.0.1 (outside, Ray binds to the machine's
-address); in the PID namespace this script is process 1, so every Ray process it started dies
+Run by tests/agents/matches/test_ray_cluster.py as
+``unshare ... python tests/ray_cluster_scenario.py OUT`` inside fresh network and PID
+namespaces: in the network namespace the only interface is the loopback, so Ray's nodes
+really talk over 127.0.0.1 (outside, Ray binds to the machine's address); in the PID
+namespace this script is process 1, so every Ray process it started dies
 with it, whatever happens. It writes a JSON report to OUT, which the test checks.
 
 Steps: start a head node and a second node (``ray start --block``, one CPU each); check the
@@ -30,7 +31,7 @@ PORT = 6399
 ADDRESS = f"127.0.0.1:{PORT}"
 TIMING = ("time_black", "time_white", "duration")
 
-# The match of the test (tests/test_ray_cluster.py plays it locally too).
+# The match of the test (tests/agents/matches/test_ray_cluster.py plays it locally too).
 MATCH = {
     "agent_a": "mcts:sims=400",
     "agent_b": "mcts:sims=200",
@@ -75,7 +76,7 @@ def study_record(config) -> dict:
     whether the trial was pruned as surplus: two drivers can both start the last trial)."""
     from optuna.trial import TrialState
 
-    from tuning.study import load_study
+    from tuning.studies.study import load_study
 
     trials = load_study(config).trials
     done = {
@@ -262,7 +263,7 @@ def main(out: Path) -> int:
         again = results.read_text().splitlines()
         report["resumed_file_indices"] = [json.loads(line)["index"] for line in again[1:]]
         # A study on the cluster: two tuning drivers, trials and verification on Ray.
-        from tuning.study import run_study
+        from tuning.studies.study import run_study
 
         study = study_config(Path(temp) / "study", ADDRESS)
         start = time.time()

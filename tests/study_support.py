@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tuning.search_spaces import SearchSpace
-    from tuning.study import StudyConfig
+    from tuning.studies.study import StudyConfig
 
 __all__ = ["tiny_study"]
 
@@ -26,12 +26,12 @@ def tiny_study(out: Path, space: str | SearchSpace = "monotone", **changes: Any)
     """A study of a few 4-game trials of 8-simulation agents on 5x5 (komi 0.5), kept in ``out``.
 
     ``space`` is a backup name (its space with two segments, ``d=2``) or a built space;
-    ``changes`` replace any :class:`tuning.study.StudyConfig` field. Without them: 5 trials
+    ``changes`` replace any :class:`tuning.studies.study.StudyConfig` field. Without them: 5 trials
     (3 of them start-up points), seed 11, a 4-game verification in one process, no heartbeat.
     """
     from go_env.rules import Rules
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from tuning.studies.study import StudyConfig
 
     fields: dict[str, Any] = dict(
         space=make_space(space, d=2) if isinstance(space, str) else space,

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 HAS_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 HAS_PYGAME = importlib.util.find_spec("pygame") is not None  # go_v5 imports it
+HAS_TORCH = importlib.util.find_spec("torch") is not None  # net_forward needs the nets extra
 VERDICT = re.compile(r"^(PASS|FAIL) .+: [\d,.]+(x| \S+/s) \(target >?=? ", re.MULTILINE)
 
 
@@ -49,6 +50,9 @@ def test_run_all_quick_prints_every_table_and_a_summary(quick_run: tuple[str, Pa
         "### Simulations per second by backup (relative to mean)",
     ):
         assert title in stdout
+    if HAS_TORCH:
+        assert "### Positions per second, batch 32" in stdout
+        assert "### Positions per CPU-second by batch size (ratio to fp32" in stdout
     summary = stdout.split("summary", 1)[1]
     assert "CRASHED" not in summary
     assert re.search(r"^playout_speed: (PASS|FAIL) playouts 9x9 GoState", summary, re.MULTILINE)
@@ -57,7 +61,7 @@ def test_run_all_quick_prints_every_table_and_a_summary(quick_run: tuple[str, Pa
 
 def test_quick_json_records_samples_machine_and_verdicts(quick_run: tuple[str, Path]) -> None:
     stdout, out = quick_run
-    for name in ("env_speed", "playout_speed", "mcts_speed"):
+    for name in ("env_speed", "playout_speed", "mcts_speed", *(["net_forward"] * HAS_TORCH)):
         data = json.loads((out / f"{name}.json").read_text())
         assert data["quick"] is True
         assert data["machine_start"]["cpu_count"] >= 1

@@ -65,8 +65,8 @@ def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_plan_whose_book_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
-    from tuning.plan import load_plan
-    from tuning.reproduce import match_config
+    from tuning.reproduction.plan import load_plan
+    from tuning.reproduction.runner import match_config
 
     fifo = tmp_path / "book.txt"
     os.mkfifo(fifo)
@@ -130,7 +130,7 @@ def test_a_study_name_that_climbs_out_of_out_is_refused(
 @pytest.mark.parametrize("name", ["../x", "a/b", ".hidden", "", "x" * 129, "a\\b", "sp ace"])
 def test_study_config_refuses_names_that_are_no_folder_name(name: str) -> None:
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from tuning.studies.config import StudyConfig
 
     with pytest.raises(ValueError, match="bad study name"):
         StudyConfig(space=make_space("softmax"), agent="mcts:sims=4", study_name=name)
@@ -138,7 +138,7 @@ def test_study_config_refuses_names_that_are_no_folder_name(name: str) -> None:
 
 def test_usual_study_names_are_accepted() -> None:
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from tuning.studies.config import StudyConfig
 
     for name in ("softmax+c-7x7-n32", "monotone-traps-n1000", "bo_1.2"):
         StudyConfig(space=make_space("softmax"), agent="mcts:sims=4", study_name=name)
@@ -202,7 +202,7 @@ seed = 1
 
 @pytest.mark.parametrize("agent", ["mcts:sims={sims},c={0}", "mcts:sims={x}", "mcts:sims={sims"])
 def test_a_plan_template_with_a_stray_field_is_a_plan_error(tmp_path: Path, agent: str) -> None:
-    from tuning.plan import PlanError, load_plan
+    from tuning.reproduction.plan import PlanError, load_plan
 
     path = tmp_path / "plan.toml"
     path.write_text(PLAN.format(agent=agent), encoding="utf-8")
@@ -211,7 +211,7 @@ def test_a_plan_template_with_a_stray_field_is_a_plan_error(tmp_path: Path, agen
 
 
 def test_a_plan_template_with_doubled_braces_is_accepted(tmp_path: Path) -> None:
-    from tuning.plan import load_plan
+    from tuning.reproduction.plan import load_plan
 
     path = tmp_path / "plan.toml"
     path.write_text(PLAN.format(agent="mcts:sims={sims},name={{x}}"), encoding="utf-8")
@@ -272,8 +272,9 @@ def test_a_read_only_output_folder_is_a_sentence(
 @pytest.mark.parametrize(
     ("target", "argv"),
     [
-        ("tuning.study.run_study", ["tune", "softmax", "--size", "5", "--agent", "mcts:sims=4",
-                                    "--games", "2", "--batch", "2", "--quiet"]),
+        ("tuning.studies.study.run_study",
+         ["tune", "softmax", "--size", "5", "--agent", "mcts:sims=4", "--games", "2", "--batch",
+          "2", "--quiet"]),
         ("agents.traps.grid.run_grid", ["traps", "--trees", "2", "--no-progress"]),
     ],
 )  # fmt: skip
@@ -316,24 +317,24 @@ def test_a_study_records_its_folder_relative_to_its_storage_and_no_host_name(
 
     from study_support import tiny_study
 
-    from tuning.resume import study_config
-    from tuning.study import OUT_KEY
+    from tuning.studies.config import OUT_KEY
+    from tuning.studies.resume import load_study, study_config
 
     config = tiny_study(tmp_path / "out", storage=str(tmp_path / "db" / "study.db"))
-    study = config.load_study()
+    study = load_study(config)
     attrs = study.user_attrs
     assert attrs[OUT_KEY] == "../out"
     assert socket.gethostname() not in repr(attrs)
     assert study_config(config.name, tmp_path / "db" / "study.db").out_dir == tmp_path / "out"
     default = tiny_study(tmp_path / "run")
-    assert default.load_study().user_attrs[OUT_KEY] == "."
+    assert load_study(default).user_attrs[OUT_KEY] == "."
 
 
 def test_default_output_folders_are_under_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agents.cli import build_parser
-    from tuning.tune_cli import config_from_args
+    from tuning.studies.cli import config_from_args
 
     monkeypatch.chdir(tmp_path)
     parser = build_parser()
@@ -342,7 +343,7 @@ def test_default_output_folders_are_under_runs(
     tune = parser.parse_args(["tune", "softmax", "--agent", "mcts:sims=8", "--size", "5"])
     assert config_from_args(tune).out_dir == Path("runs/tune/softmax-5x5-n8")
     from tuning.search_spaces import make_space
-    from tuning.study import StudyConfig
+    from tuning.studies.config import StudyConfig
 
     api = StudyConfig(space=make_space("softmax"), agent="mcts:sims=8", rules=Rules(size=5))
     assert api.out_dir == Path("runs/tune/softmax-5x5-n8")  # the Python API's default too
@@ -354,7 +355,7 @@ def test_default_output_folders_are_under_runs(
 
 def test_the_python_api_bounds_d_jobs_and_heartbeats_too() -> None:
     from tuning.search_spaces import MAX_D, make_space
-    from tuning.study import MAX_JOBS, MAX_SECONDS, StudyConfig
+    from tuning.studies.config import MAX_JOBS, MAX_SECONDS, StudyConfig
 
     with pytest.raises(ValueError, match=f"at most {MAX_D}"):
         make_space("softmax", d=10**20)
@@ -364,5 +365,5 @@ def test_the_python_api_bounds_d_jobs_and_heartbeats_too() -> None:
         ("heartbeat_interval", 10**20),
         ("grace_period", MAX_SECONDS + 1),
     ):
-        with pytest.raises(ValueError, match=f"{field} must be an int from 1 to"):
+        with pytest.raises(ValueError, match=rf"{field} must be an int in \[1, "):
             StudyConfig(space=space, agent="mcts:sims=4", **{field: value})

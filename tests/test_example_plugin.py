@@ -169,7 +169,7 @@ def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path)
     from study_support import tiny_study
 
     from tuning.search_spaces import make_space, tunable_backups
-    from tuning.study import load_study
+    from tuning.studies.study import load_study
 
     assert "window_mean" in tunable_backups()
     space = make_space("window_mean")
@@ -179,7 +179,7 @@ def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path)
     config = tiny_study(
         tmp_path, space, games=2, trials=3, sampler="random", seed=5, verify_games=2
     )
-    from tuning.study import run_study
+    from tuning.studies.study import run_study
 
     report = run_study(config, progress=None)
     trials = load_study(config).trials

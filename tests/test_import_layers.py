@@ -8,8 +8,16 @@ classes and ``try`` blocks alike. The layers (README.md, "Layout") are checked o
 * ``torch`` is imported only under ``agents/nets`` (and by the noise-aware GP sampler of the
   studies); ``optuna`` only under ``tuning``.
 
-Cycles are checked on the imports that run (those under ``if TYPE_CHECKING:`` do not): the
-module graph, and the graph of subpackages, must have no strongly connected component.
+Imports by name count as imports: ``importlib.import_module("pkg.mod")`` is an import of
+``pkg.mod``; a module that calls ``import_module`` with a computed name imports every module of
+the three packages that it names in a string constant (a table of lazily loaded names, say).
+The shims of moved modules (:mod:`agents._moved`) are the one exception: they import an old
+name's new module only when a caller asks for the old name.
+
+Cycles are checked twice: on the imports that run, and on every import including those under
+``if TYPE_CHECKING:`` (a cycle of type-only imports still ties two modules together for a
+reader and for the type checker). Each time the module graph, and the graph of subpackages,
+must have no strongly connected component.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ FORBIDDEN = {
 CONFINED: dict[str, tuple[str, ...]] = {
     # Networks live in agents.nets; the one other user is the noise-aware GP sampler of the
     # studies (BoTorch is built on torch; docs/decisions/016-noise-aware-gp.md).
-    "torch": ("agents.nets", "tuning.noisy_gp"),
+    "torch": ("agents.nets", "tuning.samplers.noisy_gp"),
     "optuna": ("tuning",),
     # Ray (the optional `cluster` extra) is behind one Executor (docs/decisions/017).
     "ray": ("agents.matches.ray_pool",),
@@ -93,11 +101,41 @@ def _walk_stmt(stmt: ast.stmt, type_checking: bool) -> Iterator[tuple[ast.stmt, 
         yield from _walk(stmt, type_checking)
 
 
+# Modules whose computed ``import_module`` names are not imports of their own (see above).
+DYNAMIC_IMPORTERS_EXEMPT = {"agents._moved"}
+
+
+def _is_import_module(call: ast.Call) -> bool:
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "import_module") or (
+        isinstance(func, ast.Name) and func.id == "import_module"
+    )
+
+
+def dynamic_imports_of(name: str, tree: ast.Module, modules: dict[str, Path]) -> list[Import]:
+    """The modules ``name`` imports by name through ``importlib.import_module``."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _is_import_module(n)]
+    found = []
+    computed = False
+    for call in calls:
+        arg = call.args[0] if call.args else None
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found.append(Import(name, arg.value, call.lineno, False))
+        else:
+            computed = True
+    if computed and name not in DYNAMIC_IMPORTERS_EXEMPT:
+        for node in ast.walk(tree):
+            value = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(value, str) and value in modules and value != name:
+                found.append(Import(name, value, node.lineno, False))
+    return found
+
+
 def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     """The modules ``name`` imports; ``from pkg import sub`` counts as importing ``pkg.sub``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
-    found = []
+    found = dynamic_imports_of(name, tree, modules)
     for stmt, type_checking in _walk(tree):
         if isinstance(stmt, ast.Import):
             targets = [alias.name for alias in stmt.names]
@@ -157,6 +195,22 @@ def test_the_walk_sees_function_level_and_type_checking_imports(tmp_path: Path) 
     }
 
 
+def test_the_walk_sees_imports_by_name(tmp_path: Path) -> None:
+    """``import_module("x")`` imports x; a computed name imports the modules named in strings."""
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "import importlib\n"
+        "def f():\n    return importlib.import_module('pkg.lazy')\n"
+        "_WHERE = {'name': 'pkg.table'}\n"
+        "def g(n):\n    return importlib.import_module(_WHERE[n])\n"
+        "TEXT = 'not.a.module'\n",
+        encoding="utf-8",
+    )
+    modules = {"pkg.lazy": path, "pkg.table": path, "pkg.mod": path}
+    got = {(i.target, i.type_checking) for i in imports_of("pkg.mod", path, modules)}
+    assert got == {("importlib", False), ("pkg.lazy", False), ("pkg.table", False)}
+
+
 def test_every_package_module_is_walked(graph: list[Import]) -> None:
     sources = {edge.source for edge in graph}
     # Modules that import nothing of their own are fine, but the walk must reach all layers.
@@ -187,11 +241,14 @@ def test_heavy_libraries_stay_in_their_package(
     assert not bad, f"{library} may be imported only under {home}:\n" + "\n".join(bad)
 
 
-def runtime_graph(graph: list[Import]) -> dict[str, set[str]]:
+def runtime_graph(graph: list[Import], *, type_checking: bool = False) -> dict[str, set[str]]:
+    """The module graph of the imports that run (with ``type_checking``: of all imports)."""
     modules = set(all_modules())
     adjacency: dict[str, set[str]] = {name: set() for name in modules}
     for edge in graph:
-        if not edge.type_checking and edge.target in modules and edge.target != edge.source:
+        if edge.type_checking and not type_checking:
+            continue
+        if edge.target in modules and edge.target != edge.source:
             adjacency[edge.source].add(edge.target)
     return adjacency
 
@@ -280,20 +337,22 @@ def test_tarjan_finds_cycles() -> None:
     assert a_cycle(adjacency, frozenset("abc")) == ["a", "b", "c", "a"]
 
 
-def test_no_import_cycles(graph: list[Import]) -> None:
-    adjacency = runtime_graph(graph)
+@pytest.mark.parametrize("type_checking", [False, True], ids=["runtime", "type-checking"])
+def test_no_import_cycles(graph: list[Import], type_checking: bool) -> None:
+    adjacency = runtime_graph(graph, type_checking=type_checking)
     new = strongly_connected(adjacency)
     assert not new, "import cycles:\n" + "\n".join(
         " -> ".join(a_cycle(adjacency, c)) + f"  (modules {sorted(c)})" for c in new
     )
 
 
-def test_no_cycles_between_subpackages(graph: list[Import]) -> None:
+@pytest.mark.parametrize("type_checking", [False, True], ids=["runtime", "type-checking"])
+def test_no_cycles_between_subpackages(graph: list[Import], type_checking: bool) -> None:
     """Between subpackages of a layer (``agents.mcts``, ``agents.nets``, ...; a module outside
     a subpackage is its own unit). ``agents.nets`` imports ``agents.matches`` (the self-play
     gate and ``gomcts book`` run the arena's code), so the arena takes network values from its
     caller and never imports ``agents.nets``."""
-    adjacency = package_graph(runtime_graph(graph))
+    adjacency = package_graph(runtime_graph(graph, type_checking=type_checking))
     new = strongly_connected(adjacency)
     assert not new, "import cycles between subpackages:\n" + "\n".join(
         " -> ".join(a_cycle(adjacency, c)) + f"  (units {sorted(c)})" for c in new

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agents._moved import MOVED
+from agents._moved import MOVED, MOVED_NAMES, REMOVED_IN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,3 +130,28 @@ def test_the_network_functions_of_balanced_books_moved_to_agents_nets() -> None:
         assert balanced.model_digest is model_digest  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         balanced.no_such_name  # type: ignore[attr-defined]  # noqa: B018
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def test_the_shims_go_in_the_release_the_changelog_names() -> None:
+    """The old names are kept through this release and go in ``REMOVED_IN``: once the
+    project's version reaches it, this fails until they are removed."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "version"
+    ]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    unreleased = changelog.split("## Unreleased", 1)[1].split("\n## ", 1)[0]
+    assert f"removed in {REMOVED_IN}" in unreleased
+    assert _version(version) < _version(REMOVED_IN), (
+        f"version {version} is the release that removes the shims of agents/_moved.py "
+        f"(MOVED, MOVED_NAMES), StateAccess and Search(MCTSConfig): remove them"
+    )
+    assert MOVED and MOVED_NAMES  # while they exist, their release is pending

@@ -1,7 +1,7 @@
 """tuning: Optuna studies over agent parameters, and the reproduction runner that drives them.
 
 Arena matches are in :mod:`agents.matches`; ``docs/decisions/012-package-layout.md`` says why
-the reproduction runner (:mod:`tuning.reproduce`) stands here.
+the reproduction runner (:mod:`tuning.reproduction.runner`) stands here.
 """
 
 from agents._moved import install as _install_moved_modules

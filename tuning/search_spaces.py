@@ -6,7 +6,8 @@ how a point becomes the backup's parameters and spec, and how to draw it. So any
 backup that declares one can be tuned, a ``pip install``ed plugin's as well as ours; this
 module knows no backup by name. Monotone and Softmax MCTS (Li & Lim, *Bayesian optimization for
 backpropagation in Monte-Carlo tree search*, 2020) declare their knot heights ``g_0..g_d``
-(``d`` segments, default 5; boxes ``[-10, 10]`` and ``[-12, 2]``, ``backups-spec.md`` §4).
+(``d`` segments, default 5; boxes ``[-10, 10]`` and ``[-12, 2]``,
+``docs/backups.md#weight-family``).
 With ``tune_c`` the exploration constant ``c`` of the tree policy is searched jointly, on a
 log scale.
 
@@ -30,6 +31,7 @@ from agents.mcts.backups import BACKUPS
 from agents.mcts.backups.tunable import Tunable, TunableParam, tunable_of
 from agents.plugins import PluginError, PluginNotFoundError
 from agents.registry import agent_config, agent_spec
+from go_env.validation import check_int
 
 __all__ = [
     "DEFAULT_C_BOUNDS",
@@ -41,9 +43,10 @@ __all__ = [
 ]
 
 DEFAULT_D = 5
-#: Largest ``d``: a GP over more than 65 knot heights learns nothing from a study's trials.
+"""Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED
+(``docs/backups.md#weight-family``)."""
 MAX_D = 64
-"""Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED (``backups-spec.md`` §4)."""
+"""Largest ``d``: a GP over more than 65 knot heights learns nothing from a study's trials."""
 
 DEFAULT_C_BOUNDS = (0.1, 4.0)
 """Default range of the exploration constant when it is tuned (searched on a log scale)."""
@@ -124,8 +127,7 @@ class SearchSpace:
 
     def __post_init__(self) -> None:
         tunable = _tunable(self.backup)
-        if isinstance(self.d, bool) or not isinstance(self.d, int) or self.d < 1:
-            raise ValueError(f"d (segments of g) must be an int >= 1, got {self.d!r}")
+        check_int("d (segments of g)", self.d, min=1)
         if self.d > MAX_D:
             raise ValueError(f"d (segments of g) must be at most {MAX_D}, got {self.d}")
         bounds = tunable.default_bounds if self.bounds is None else tuple(self.bounds)

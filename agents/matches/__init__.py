@@ -2,7 +2,10 @@
 
 * :mod:`agents.matches.arena`: paired-opening matches, resumable, with SPRT early stopping;
 * :mod:`agents.matches.openings`: random openings and opening books;
-* :mod:`agents.matches.results`: the resumable ``results.jsonl`` file;
+* :mod:`agents.matches.results`: the resumable ``results.jsonl`` file (or its recorded
+  ``results.jsonl.gz``);
+* :mod:`agents.matches.records`: a run's SGF files from its results file, and a run copied
+  into the record (``gomcts sgf export``, ``gomcts record``: :mod:`agents.matches.records_cli`);
 * :mod:`agents.matches.stats`: score rates, intervals, Elo, SPRT;
 * :mod:`agents.matches.paired`: two matches on the same openings compared game by game;
 * :mod:`agents.matches.balanced`: opening books a value function rates as even (the

@@ -82,6 +82,7 @@ from agents.base import Agent
 from agents.game import move_steps, play_game_steps
 from agents.lifetime import die_with_parent
 from agents.matches.openings import check_opening, random_opening
+from agents.matches.records import game_record, sgf_name
 from agents.matches.results import GameOutcome, ResultsFile
 from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
 from agents.matches.stats import sprt as run_sprt
@@ -89,7 +90,7 @@ from agents.mcts.multi import SharedEvaluation, Steps, answer_alone, check_width
 from agents.registry import agent_config, make_agent
 from go_env.dead_stones import result_string, score_without
 from go_env.rules import Rules
-from go_env.sgf import record_from_state, save_sgf
+from go_env.sgf import save_sgf
 from go_env.state import Color, GoState
 
 __all__ = [
@@ -490,21 +491,8 @@ def _stream_games(indices: Iterable[int], config: MatchConfig, width: int) -> It
 
 
 def _save_sgf(config: MatchConfig, game: GameOutcome, folder: Path) -> None:
-    state = GoState(config.rules)
-    for move in game.moves:
-        state.play(move)
-    comment = (
-        f"arena game {game.index} (pair {game.pair}), match seed {config.seed}; "
-        f"opening of {len(game.opening)} moves; ended by {game.ended_by}; "
-        f"Tromp-Taylor score of the final board {game.raw_score:+g}"
-    )
-    if game.referee is not None:
-        comment += f"; {len(game.dead)} dead stones removed by the referee {game.referee}"
-    record = record_from_state(
-        state, black=game.black, white=game.white, result=game.result, game_comment=comment
-    )
     folder.mkdir(parents=True, exist_ok=True)
-    save_sgf(record, folder / f"game-{game.index:05d}.sgf")
+    save_sgf(game_record(config.rules, config.seed, game), folder / sgf_name(game))
 
 
 def iter_games(

@@ -23,13 +23,11 @@ its parameters and the network, and a longer book starts with the shorter one.
 
 This is the balanced-opening method of the reproduction of Li & Lim (issue 19,
 ``docs/reproduction.md``); the paper does not say how its games were diversified
-(``backups-spec.md`` section 11 lists "a source of game diversity" as unspecified).
+(``docs/protocol.md#open-choices``: where the games differ is a choice the paper leaves open).
 """
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
@@ -37,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents._moved import moved_name
 from agents.matches.openings import random_opening
 from go_env.coords import to_gtp
 from go_env.rules import Rules
@@ -225,21 +224,8 @@ def write_book(
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-# Moved to agents.nets for one release (CHANGELOG.md): the book needs no network, its caller
-# passes one. Looked up by name, so that agents.matches has no import of agents.nets.
-_MOVED = {
-    "net_value_fn": "agents.nets.evaluator",
-    "model_digest": "agents.nets.checkpoint",
-}
-
-
 def __getattr__(name: str) -> object:
-    if name in _MOVED:
-        warnings.warn(
-            f"agents.matches.balanced.{name} moved to {_MOVED[name]}.{name}; the old name goes "
-            "in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # net_value_fn and model_digest moved to agents.nets for one release (CHANGELOG.md): the
+    # book needs no network, its caller passes one. agents._moved looks them up by name, so
+    # that agents.matches has no import of agents.nets.
+    return moved_name(__name__, name)

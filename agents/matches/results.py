@@ -8,8 +8,18 @@ as the game ends, in the order games finish. Reading it back:
 * a header that differs from the current match refuses the file (the error names the
   differing keys), so that games of another match are never mixed in;
 * a last line cut short by an interruption is dropped (and cut off the file before anything is
-  appended);
-* a game index seen twice keeps its first line.
+  appended), but only once the rest of the file has been read as a results file: a file that
+  is not one (a file of NUL bytes, another program's output) is refused and left as it is;
+* a game index seen twice keeps its first line;
+* a line that is not a game record (not UTF-8, not a JSON object, a field of the wrong type)
+  is refused with the file and the line number.
+
+A finished match's file may be stored compressed, ``results.jsonl.gz`` (gzip, as
+``gomcts record`` stores the runs recorded under ``docs/results/``, see
+:mod:`agents.matches.records`). Every reader takes either form: :func:`stored_results` finds
+the one a path or folder holds, :func:`read_results` reads it, and :class:`ResultsFile`
+resumes from it, turning it back into the plain file only when it appends a game
+(:mod:`agents.stored`).
 
 :func:`read_results` reads a finished or running match's file without writing to it (for
 analyses such as :mod:`agents.matches.paired`).
@@ -18,15 +28,38 @@ analyses such as :mod:`agents.matches.paired`).
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, fields
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TIMING_FIELDS", "GameOutcome", "ResultsError", "ResultsFile", "read_results"]
+from agents.stored import (
+    COMPRESSED_SUFFIX,
+    StoredFileError,
+    expand,
+    is_compressed,
+    pair_of,
+    read_stored,
+    stored_file,
+)
+
+__all__ = [
+    "COMPRESSED_SUFFIX",
+    "RESULTS_NAME",
+    "TIMING_FIELDS",
+    "GameOutcome",
+    "ResultsError",
+    "ResultsFile",
+    "read_results",
+    "stored_results",
+]
 
 FORMAT = 1
+
+RESULTS_NAME = "results.jsonl"
+"""Name of a match's results file in its output folder."""
 
 TIMING_FIELDS = ("duration", "time_black", "time_white")
 """Fields of :class:`GameOutcome` that measure time and so differ between identical runs."""
@@ -34,6 +67,48 @@ TIMING_FIELDS = ("duration", "time_black", "time_white")
 
 class ResultsError(ValueError):
     """A results file that cannot be used for this match."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def _is_moves(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_int(v) and v >= 0 for v in value)
+
+
+_FIELD_CHECKS: dict[str, tuple[Any, str]] = {
+    "index": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "pair": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "a_black": (lambda v: isinstance(v, bool), "true or false"),
+    "black": (lambda v: isinstance(v, str), "a string"),
+    "white": (lambda v: isinstance(v, str), "a string"),
+    "opening": (_is_moves, "a list of action indices (integers >= 0)"),
+    "moves": (_is_moves, "a list of action indices (integers >= 0)"),
+    "result": (lambda v: isinstance(v, str), "a string"),
+    "score": (_is_number, "a finite number"),
+    "raw_score": (_is_number, "a finite number"),
+    "dead": (_is_moves, "a list of action indices (integers >= 0)"),
+    "referee": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "ended_by": (lambda v: isinstance(v, str), "a string"),
+    "score_a": (lambda v: _is_number(v) and v in (0, 0.5, 1), "0, 0.5 or 1"),
+    "seed_black": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "seed_white": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "moves_black": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "moves_white": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "time_black": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+    "time_white": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+    "duration": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+}
+"""For each field of a game record: its check and what it allows (for the error)."""
 
 
 @dataclass(frozen=True)
@@ -100,15 +175,23 @@ class GameOutcome:
         """The outcome written by :meth:`to_dict`.
 
         Raises:
-            ResultsError: When a field is missing.
+            ResultsError: When a field is missing or has a value of the wrong type (the
+                message names the field, the value and what it allows).
         """
         names = [f.name for f in fields(cls)]
         missing = [name for name in names if name not in data]
         if missing:
             raise ResultsError(f"a game record lacks the fields {missing}")
         values = {name: data[name] for name in names}
+        for name in names:
+            check, allowed = _FIELD_CHECKS[name]
+            if not check(values[name]):
+                shown = repr(values[name])
+                if len(shown) > 60:
+                    shown = shown[:57] + "..."
+                raise ResultsError(f"field {name!r} is {shown}; it must be {allowed}")
         for key in ("opening", "moves", "dead"):
-            values[key] = tuple(int(v) for v in values[key])
+            values[key] = tuple(values[key])
         return cls(**values)
 
     def deterministic(self) -> dict[str, Any]:
@@ -119,43 +202,100 @@ class GameOutcome:
         return out
 
 
+def stored_results(path: str | PathLike[str]) -> Path | None:
+    """The results file that ``path`` stands for, as it is stored; ``None`` when there is none.
+
+    Args:
+        path: A results file by its plain name (``results.jsonl``) or its compressed one
+            (``results.jsonl.gz``), or a match's output folder (its ``results.jsonl``).
+            Either name finds the file stored under the other.
+
+    Raises:
+        ResultsError: When both the plain and the compressed file hold games (two copies that
+            may disagree: keep one). An empty plain file beside a compressed one is ignored.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS_NAME
+    try:
+        return stored_file(path)
+    except StoredFileError as exc:
+        raise ResultsError(str(exc)) from None
+
+
+def _read_stored(path: Path) -> bytes:
+    try:
+        return read_stored(path)
+    except StoredFileError as exc:
+        raise ResultsError(str(exc)) from None
+
+
 class ResultsFile:
     """The results file of one match.
 
     Args:
-        path: The file (created with its parent folders when missing).
+        path: The file (created with its parent folders when missing). When only its
+            compressed form ``<path>.gz`` exists, :meth:`load` reads that, and the first
+            :meth:`append` writes it out as ``path`` (then removes the ``.gz``) before adding
+            the game: a finished match resumed from its record writes nothing.
         match: The match configuration written in the header (JSON-ready).
     """
 
     def __init__(self, path: str | PathLike[str], match: dict[str, Any]) -> None:
         self.path = Path(path)
+        if is_compressed(self.path):
+            self.path = pair_of(self.path)[0]
         self.match = json.loads(json.dumps(match))  # the form it has once read back
+        self._packed: Path | None = None  # the .gz that holds the games, until expanded
 
     def load(self) -> dict[int, GameOutcome]:
         """Open the file for this match and return the games already in it, by index.
 
-        A missing or empty file gets its header. A partial last line is cut off.
+        A missing or empty file gets its header. A partial last line is cut off, once the
+        complete lines before it have been read as this match's results.
 
         Raises:
-            ResultsError: When the file belongs to another match or is not a results file.
+            ResultsError: When the file belongs to another match or is not a results file
+                (the file is then left as it is).
         """
-        if not self.path.exists() or self.path.stat().st_size == 0:
+        stored = stored_results(self.path)
+        if stored is not None and is_compressed(stored):
+            match, games = read_results(stored)
+            self._check_match(match, stored)
+            self._packed = stored
+            return games
+        if stored is None or stored.stat().st_size == 0:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._append({"kind": "header", "format": FORMAT, "match": self.match})
             return {}
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
+        if end == 0 and self._header_line().startswith(data):
+            # the header itself was cut short: nothing of a game was written yet
+            with self.path.open("r+b") as handle:
+                handle.truncate(0)
+            self._append({"kind": "header", "format": FORMAT, "match": self.match})
+            return {}
+        match, games = _parse(self.path, data[:end])
+        self._check_match(match, self.path)
         if end < len(data):  # an interrupted write: drop the partial line
             with self.path.open("r+b") as handle:
                 handle.truncate(end)
-            data = data[:end]
-        lines = data.decode("utf-8").splitlines()
-        self._check_match(_match_of(self.path, lines))
-        return _games_of(self.path, lines)
+        return games
 
     def append(self, game: GameOutcome) -> None:
         """Append one game and make it durable (flush and fsync)."""
+        if self._packed is not None:
+            try:
+                expand(self._packed)
+            except StoredFileError as exc:
+                raise ResultsError(str(exc)) from None
+            self._packed = None
         self._append({"kind": "game", **game.to_dict()})
+
+    def _header_line(self) -> bytes:
+        entry = {"kind": "header", "format": FORMAT, "match": self.match}
+        return (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8")
 
     def _append(self, entry: dict[str, Any]) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
@@ -163,7 +303,7 @@ class ResultsFile:
             handle.flush()
             os.fsync(handle.fileno())
 
-    def _check_match(self, theirs: dict[str, Any]) -> None:
+    def _check_match(self, theirs: dict[str, Any], where: Path) -> None:
         if theirs != self.match:
             keys = sorted(k for k in {*theirs, *self.match} if theirs.get(k) != self.match.get(k))
             detail = "; ".join(
@@ -171,7 +311,7 @@ class ResultsFile:
                 for k in keys
             )
             raise ResultsError(
-                f"{self.path} holds the results of a different match ({detail}); use another "
+                f"{where} holds the results of a different match ({detail}); use another "
                 "results file, or the same settings to resume it"
             )
 
@@ -179,47 +319,93 @@ class ResultsFile:
 def read_results(path: str | PathLike[str]) -> tuple[dict[str, Any], dict[int, GameOutcome]]:
     """The match configuration and the games of a results file, by index, read only.
 
+    Args:
+        path: The file, plain or compressed (``.gz``), by either name, or a match's output
+            folder (see :func:`stored_results`).
+
     A last line without its newline (a game being written) is ignored, as
     :meth:`ResultsFile.load` would cut it off.
 
     Raises:
-        ResultsError: When the file is not an arena results file of this format.
+        ResultsError: When the file is not an arena results file of this format (the message
+            names the file and the line).
+        FileNotFoundError: When there is no results file at ``path``.
         OSError: When it cannot be read.
     """
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if lines and not text.endswith("\n"):
+    given = Path(path)
+    stored = stored_results(given)
+    if stored is None:
+        raise FileNotFoundError(f"no results file at {given} (nor {pair_of(given)[1]})")
+    data = _read_stored(stored)
+    end = data.rfind(b"\n") + 1
+    return _parse(stored, data[:end])
+
+
+def _parse(path: Path, data: bytes) -> tuple[dict[str, Any], dict[int, GameOutcome]]:
+    """The match and the games of a results file's complete lines."""
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
         lines.pop()
     return _match_of(path, lines), _games_of(path, lines)
 
 
-def _match_of(path: Path, lines: list[str]) -> dict[str, Any]:
-    """The match configuration in the header line of a results file's lines."""
+def _decode(path: Path, number: int, line: bytes) -> str:
     try:
-        header = json.loads(lines[0]) if lines else None
-    except json.JSONDecodeError:
-        header = None
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResultsError(
+            f"{path}, line {number}: not UTF-8 text (byte {line[exc.start]:#04x} at column "
+            f"{exc.start + 1}); a results file is JSON lines in UTF-8"
+        ) from None
+
+
+def _match_of(path: Path, lines: list[bytes]) -> dict[str, Any]:
+    """The match configuration in the header line of a results file's lines."""
+    header: Any = None
+    if lines:
+        try:
+            header = json.loads(lines[0].decode("utf-8"))
+        except (ValueError, RecursionError):  # not UTF-8, not JSON
+            header = None
     if not isinstance(header, dict) or header.get("kind") != "header":
-        raise ResultsError(f"{path} is not an arena results file (no header line)")
+        raise ResultsError(
+            f"{path} is not an arena results file (its first line is not the header "
+            '{"kind": "header", "format": 1, "match": {...}})'
+        )
     if header.get("format") != FORMAT:
         raise ResultsError(
             f"{path} has format {header.get('format')!r}; this version reads format {FORMAT}"
         )
     match = header.get("match", {})
-    return match if isinstance(match, dict) else {}
+    if not isinstance(match, dict):
+        raise ResultsError(f"{path}, line 1: the header's 'match' is not a JSON object")
+    return match
 
 
-def _games_of(path: Path, lines: list[str]) -> dict[int, GameOutcome]:
+def _games_of(path: Path, lines: list[bytes]) -> dict[int, GameOutcome]:
     """The games after the header line, by index (the first line of an index counts)."""
     games: dict[int, GameOutcome] = {}
-    for number, line in enumerate(lines[1:], 2):
+    for number, raw in enumerate(lines[1:], 2):
+        line = _decode(path, number, raw)
         try:
             entry = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
             raise ResultsError(f"{path}, line {number}: not JSON ({exc})") from None
+        except RecursionError:
+            raise ResultsError(f"{path}, line {number}: JSON nested too deeply") from None
+        if not isinstance(entry, dict):
+            raise ResultsError(
+                f"{path}, line {number}: a {type(entry).__name__}, not a JSON object; every "
+                'line after the header is a game record {"kind": "game", ...}'
+            )
         if entry.get("kind") != "game":
-            raise ResultsError(f"{path}, line {number}: not a game record")
-        game = GameOutcome.from_dict(entry)
+            raise ResultsError(
+                f"{path}, line {number}: not a game record (kind {entry.get('kind')!r}, "
+                "expected 'game')"
+            )
+        try:
+            game = GameOutcome.from_dict(entry)
+        except ResultsError as exc:
+            raise ResultsError(f"{path}, line {number}: {exc}") from None
         games.setdefault(game.index, game)
     return games

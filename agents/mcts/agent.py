@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -10,15 +10,49 @@ from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
 from agents.mcts.evaluators import Evaluator
 from agents.mcts.multi import LeafRequest, Steps
+from agents.mcts.params import SearchParams
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from go_env.state import Color, GoState
 
-if TYPE_CHECKING:
-    from agents.mcts.config import MCTSConfig
+__all__ = ["AgentSettings", "MCTSAgent", "Resignation", "choose_move"]
 
-__all__ = ["MCTSAgent", "Resignation", "choose_move"]
+
+class AgentSettings(Protocol):
+    """What the agent reads of its :class:`~agents.mcts.config.MCTSConfig`.
+
+    The config builds agents (``MCTSConfig().build()``), so this module does not import it,
+    not even for type checking: the two modules would tie each other in a cycle.
+    """
+
+    @property
+    def name(self) -> str: ...  # noqa: D102
+    @property
+    def sims(self) -> int: ...  # noqa: D102
+    @property
+    def time(self) -> float | None: ...  # noqa: D102
+    @property
+    def seed(self) -> int | None: ...  # noqa: D102
+    @property
+    def move_choice(self) -> str: ...  # noqa: D102
+    @property
+    def secure_a(self) -> float: ...  # noqa: D102
+    @property
+    def pass_guard(self) -> bool: ...  # noqa: D102
+    @property
+    def temperature(self) -> float: ...  # noqa: D102
+    @property
+    def temperature_moves(self) -> int: ...  # noqa: D102
+    @property
+    def reuse_tree(self) -> bool: ...  # noqa: D102
+    @property
+    def resign(self) -> float | None: ...  # noqa: D102
+    @property
+    def resign_after(self) -> int: ...  # noqa: D102
+
+    def search_params(self) -> SearchParams: ...  # noqa: D102
+
 
 VALUE_MIN_SHARE = 0.1
 """Under ``choice="value"``, children with fewer than this share of the top visit count are
@@ -147,7 +181,7 @@ class MCTSAgent:
         last_stats: The statistics of the last search (``None`` before the first move).
     """
 
-    def __init__(self, config: MCTSConfig, *, evaluator: Evaluator | None = None) -> None:
+    def __init__(self, config: AgentSettings, *, evaluator: Evaluator | None = None) -> None:
         if config is None:
             raise TypeError(
                 "MCTSAgent needs its MCTSConfig: MCTSConfig().build() (or "

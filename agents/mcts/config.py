@@ -12,7 +12,7 @@ their registries (:func:`agents.plugins.plugin_field`); :func:`agents.registry.a
 writes them back. What the search does with a backup depends on its declared capabilities
 (``proves_values``), not on its name.
 
-Defaults follow [LL20] (Li and Lim, 2020; ``backups-spec.md`` section 11) where it is specific:
+Defaults follow [LL20] (Li and Lim, 2020; ``docs/protocol.md#setting``) where it is specific:
 standard (mean) backup, move chosen by most visits, no tree reuse, PUCT constant 0.5 with
 network priors. Our default leaf evaluation is random rollouts with uniform priors, for which
 the tree policy is UCT (a PUCT prior of ``1/82`` on 9x9 would make the paper's 0.5 almost

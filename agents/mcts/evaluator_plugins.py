@@ -97,7 +97,7 @@ class MixEvaluatorConfig:
 
     ``v = (1 - lam) * v_value + lam * z_rollout``; the priors are those of ``value``
     (David Silver et al., *Mastering the game of Go with deep neural networks and tree search*,
-    Nature 2016: ``lam = 0.5``; Boke Go uses the same mix at 1/2, ``backups-spec.md`` §14).
+    Nature 2016: ``lam = 0.5``; Boke Go uses the same mix at 1/2, ``docs/protocol.md#boke-go``).
 
     Args:
         value: The evaluator whose priors and values are mixed, a nested evaluator spec

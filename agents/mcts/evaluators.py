@@ -15,7 +15,7 @@ the same protocol.
 * :class:`MixedEvaluator`: AlphaGo's leaf evaluation ``v = (1 - lambda) * v_net +
   lambda * z_rollout`` (David Silver et al., *Mastering the game of Go with deep neural networks
   and tree search*, Nature 2016, lambda = 0.5; Boke Go uses the same mix at 1/2, see
-  ``backups-spec.md`` section 14), priors from the value evaluator.
+  ``docs/protocol.md#boke-go``), priors from the value evaluator.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tree policies: UCT and PUCT scores, first-play urgency, Dirichlet root noise.
 
-Values are negamax ([LL20] notation in ``backups-spec.md``): ``q_i`` is the mean value of child
-``i`` from the perspective of the player choosing at the parent, in ``[-1, 1]``, which is
+Values are negamax ([LL20] notation, ``docs/backups.md#notation``): ``q_i`` is the mean value
+of child ``i`` from the perspective of the player choosing at the parent, in ``[-1, 1]``, which is
 exactly ``Tree.value[child]``. With ``N_p = sum_j n_j`` the visits of the children:
 
 * UCT ([LL20] eq. 4, the UCB1 rule of Levente Kocsis and Csaba Szepesvári, *Bandit based

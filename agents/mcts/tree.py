@@ -4,7 +4,7 @@ Node 0 is the root. The children of a node occupy a contiguous block
 ``first_child[s] .. first_child[s] + n_children[s] - 1`` (as in minigo's per-node child arrays),
 so selection scans one slice and child-aggregation backups read one slice.
 
-Sign convention (negamax, as in ``backups-spec.md``): ``value[c]`` is the value of node ``c``
+Sign convention (negamax, ``docs/backups.md#notation``): ``value[c]`` is the value of node ``c``
 **from the perspective of the player who moved into** ``c``, i.e. the player to move at its
 parent, so a parent picks the child with the largest ``value``. ``value[0]`` (the root) is from
 the perspective of the root's opponent; the root player's value is ``-value[0]``.

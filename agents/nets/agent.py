@@ -12,6 +12,8 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from agents.base import AgentError
+from agents.nets.devices import check_device
+from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from go_env.state import GoState
 
@@ -32,6 +34,9 @@ class NetAgentConfig:
         avoid_eyes: Never fill one of its own single-point eyes (it passes instead when
             nothing else is left), so that games end.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
+        precision: ``"fp32"`` (default), ``"bf16"``, ``"int8"`` or ``"auto"``: the
+            fastest one this machine runs that passed the accuracy check
+            (:mod:`agents.nets.precision`, ``docs/nets.md``).
         threads: Torch CPU threads (0: leave torch's setting).
         seed: Seed of the sampling and the random symmetries (``None``: fresh entropy).
         name: Name of the agent in game records.
@@ -46,6 +51,7 @@ class NetAgentConfig:
     avoid_eyes: bool = True
     device: str = "cpu"
     threads: int = 1
+    precision: str = "fp32"
     seed: int | None = None
     name: str = "net"
 
@@ -60,6 +66,8 @@ class NetAgentConfig:
                 f"symmetry must be one of none, random, average; got {self.symmetry!r}"
             )
         check_threads(self.threads)
+        check_device(self.device)
+        check_precision(self.precision)
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
         ):
@@ -97,6 +105,7 @@ class NetAgent:
                 symmetry=self.config.symmetry,
                 device=self.config.device,
                 cache_size=0,
+                precision=self.config.precision,
                 seed=int(seeds[0].generate_state(1)[0]),
             )
         except (FileNotFoundError, CheckpointError) as exc:

@@ -66,6 +66,12 @@ def register(subparsers: Any) -> None:
         metavar="BOOK",
         help="an opening book whose positions may not be used (repeatable): draws a disjoint book",
     )
+    parser.add_argument(
+        "--precision",
+        default="fp32",
+        help="precision of the network's values: fp32 (default: a book is a record, drawn "
+        "alike on every machine), bf16, int8 or auto (docs/nets.md)",
+    )
     add_rules_arguments(parser)
     parser.set_defaults(func=_cmd_book)
 
@@ -82,7 +88,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     try:
         exclude = [opening for path in args.exclude for opening in load_book(path, rules)]
         model_path, digest = model_digest(args.model)
-        value_fn = net_value_fn(args.model)
+        value_fn = net_value_fn(args.model, precision=args.precision)
         start = time.perf_counter()
 
         def progress(book: Any) -> None:
@@ -116,7 +122,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
         f"openings of {low}-{high} random moves, seed {args.seed}",
         f"kept when |v| < {args.threshold} for the player to move, v = the value network "
         "averaged over 8 symmetries; distinct positions up to symmetry",
-        f"network {model_path.name} sha256 {digest}",
+        f"network {model_path.name} sha256 {digest}"
+        + (f", precision {args.precision}" if args.precision != "fp32" else ""),
         f"excluded books: {', '.join(args.exclude) if args.exclude else 'none'}",
         f"{len(book.entries)} accepted of {book.tried} drawn ({100 * book.acceptance:.1f}%): "
         f"{book.rejected_value} rejected by value, {book.rejected_duplicate} duplicates",
@@ -132,6 +139,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
                 f"--komi {rules.komi}",
             ]
             + (["--model " + args.model] if args.model else [])
+            + ([f"--precision {args.precision}"] if args.precision != "fp32" else [])
             + [f"--exclude {path}" for path in args.exclude]
         ),
         "",

@@ -13,6 +13,10 @@ on the whole batch, and returns
 (AlphaGo Zero's evaluation in its search); ``"average"`` evaluates all 8 and averages the
 masked priors and the values (AlphaGo Zero's evaluation of the final networks).
 
+**Precision** (:mod:`agents.nets.precision`): ``"fp32"`` (the reference), ``"bf16"`` (torch
+autocast), ``"int8"`` (ONNX Runtime), or ``"auto"``, the fastest one this machine runs that
+passed the accuracy check.
+
 **Cache**: results are kept per position (a 128-bit hash of the input planes and the legal
 mask, which together decide the output up to the symmetry draw), least recently used first
 out, so transpositions and re-searched positions cost nothing.
@@ -32,8 +36,10 @@ import torch
 
 from agents.mcts.multi import finish_alone
 from agents.nets.checkpoint import load_net
+from agents.nets.devices import DEVICES, check_device
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
+from agents.nets.precision import PrecisionError, resolve_precision
 from agents.nets.symmetry import SYMMETRIES, inverse_policy, transform_planes
 
 if TYPE_CHECKING:
@@ -58,11 +64,18 @@ def resolve_device(device: str | torch.device) -> torch.device:
     """``"auto"`` is CUDA when available, else the CPU; other names pass to ``torch.device``.
 
     Raises:
-        ValueError: When CUDA is asked for and not available.
+        ValueError: For a name that is not a device (the allowed ones are named), or when
+            CUDA is asked for and not available.
     """
-    if str(device) == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
+    if isinstance(device, torch.device):
+        dev = device
+    else:
+        check_device(device)
+        if device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        dev = torch.device(device)
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}; got {str(device)!r}")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but CUDA is not available here")
     return dev
@@ -90,8 +103,15 @@ class NetEvaluator:
         device: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, or ``"auto"``.
         cache_size: Positions kept in the cache (0: no cache).
         seed: Seed of the symmetry draws (``None``: fresh entropy).
+        precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``
+            (:mod:`agents.nets.precision`).
+
+    Raises:
+        ValueError: For a bad option; :class:`~agents.nets.precision.PrecisionError` (a
+            ``ValueError``) for a precision this machine cannot run.
 
     Attributes:
+        precision: The precision the network runs in (``auto`` resolved).
         evaluations: Positions evaluated by the network so far (cache hits not counted).
         hits: Positions answered from the cache.
     """
@@ -106,12 +126,14 @@ class NetEvaluator:
         device: str | torch.device = "cpu",
         cache_size: int = 100_000,
         seed: int | None = None,
+        precision: str = "fp32",
     ) -> None:
         if symmetry not in _MODES:
             raise ValueError(f"symmetry must be one of {', '.join(_MODES)}; got {symmetry!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ValueError(f"cache_size must be an int >= 0, got {cache_size!r}")
         self.device = resolve_device(device)
+        self.precision = resolve_precision(precision, str(self.device))
         if isinstance(net, PolicyValueNet):
             self.net = net.to(self.device).eval()
         else:
@@ -157,15 +179,17 @@ class NetEvaluator:
     # ------------------------------------------------------------------ split evaluation
     @property
     def shared(self) -> NetForward:
-        """The network's forward function, one object per network and device.
+        """The network's forward function, one object per network, device and precision.
 
         Evaluators of one process that load the same checkpoint share the network
         (:func:`~agents.nets.checkpoint.load_net`) and so this object:
         :class:`agents.mcts.multi.SharedEvaluation` batches their positions in one call.
         """
-        forward = _FORWARDS.get(self.net)
-        if forward is None or forward.device != self.device:
-            forward = _FORWARDS[self.net] = NetForward(self.net, self.device)
+        forwards = _FORWARDS.setdefault(self.net, {})
+        key = (self.device, self.precision)
+        forward = forwards.get(key)
+        if forward is None:
+            forward = forwards[key] = NetForward(self.net, self.device, self.precision)
         return forward
 
     def prepare(self, batch: LeafBatch) -> NetPending:
@@ -242,12 +266,56 @@ class NetForward:
     policy is turned back and soft-maxed over the row's legal moves. Every step but the
     network is exact and row by row; the network's rounding can depend on the batch size
     (``docs/decisions/019``).
+
+    The network runs in ``precision`` (:mod:`agents.nets.precision`, already resolved):
+    ``fp32`` as it is, ``bf16`` under ``torch.autocast`` (bfloat16; float16 on a GPU
+    without bfloat16), ``int8`` as an ONNX Runtime model quantised when this object is made
+    (:class:`~agents.nets.onnx_int8.OnnxInt8Net`, about a second).
+
+    Raises:
+        PrecisionError: For a precision outside ``fp32``, ``bf16``, ``int8``.
     """
 
-    def __init__(self, net: PolicyValueNet, device: torch.device) -> None:
+    def __init__(self, net: PolicyValueNet, device: torch.device, precision: str = "fp32") -> None:
         self.net = net
         self.device = device
         self.size = net.config.size
+        self.precision = precision
+        self._run: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+        if precision == "fp32":
+            self._run = self._torch
+        elif precision == "bf16":
+            cuda = device.type == "cuda"
+            self._autocast_dtype = (
+                torch.float16 if cuda and not torch.cuda.is_bf16_supported() else torch.bfloat16
+            )
+            self._run = self._autocast
+        elif precision == "int8":
+            from agents.nets.onnx_int8 import OnnxInt8Net
+
+            self._run = OnnxInt8Net(net)
+        else:
+            raise PrecisionError(f"precision must be fp32, bf16 or int8; got {precision!r}")
+
+    def _torch(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
+        return logits_t.float().cpu().numpy(), values_t.double().cpu().numpy()
+
+    def _autocast(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with (
+            torch.inference_mode(),
+            torch.autocast(self.device.type, dtype=self._autocast_dtype),
+        ):
+            logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
+        return logits_t.float().cpu().numpy(), values_t.double().cpu().numpy()
+
+    def raw(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits float32 (R, A), values float64 (R,))`` of input planes ``float32 x``.
+
+        The network alone, in this object's precision (no symmetry, no mask).
+        """
+        return self._run(x)
 
     def __call__(
         self, planes: np.ndarray, syms: np.ndarray, masks: np.ndarray
@@ -263,16 +331,15 @@ class NetForward:
         x = np.empty(planes.shape, dtype=np.float32)
         for k, rows in groups:
             x[rows] = transform_planes(planes[rows], k)
-        with torch.inference_mode():
-            logits_t, values_t = self.net(torch.from_numpy(x).to(self.device))
-        logits = logits_t.float().cpu().numpy()
-        values = values_t.double().cpu().numpy()
+        logits, values = self._run(x)
         for k, rows in groups:
             logits[rows] = inverse_policy(logits[rows], k, self.size)
         return masked_softmax(logits, masks), values
 
 
-_FORWARDS: weakref.WeakKeyDictionary[PolicyValueNet, NetForward] = weakref.WeakKeyDictionary()
+_FORWARDS: weakref.WeakKeyDictionary[PolicyValueNet, dict[tuple[torch.device, str], NetForward]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class NetPending:
@@ -323,7 +390,7 @@ def _mask(state: GoState) -> np.ndarray:
 
 
 def net_value_fn(
-    model: str | PathLike[str] = "", *, device: str = "cpu"
+    model: str | PathLike[str] = "", *, device: str = "cpu", precision: str = "fp32"
 ) -> Callable[[Sequence[GoState]], np.ndarray]:
     """Values of a checkpoint's network (``""``: the shipped model) for the player to move.
 
@@ -331,10 +398,15 @@ def net_value_fn(
     Zero's evaluation of final networks, Silver et al., Nature 2017): deterministic, as the
     balanced opening books of :mod:`agents.matches.balanced` need.
 
+    ``precision`` (:mod:`agents.nets.precision`) is ``fp32`` by default: a balanced book is
+    a record, and its positions should not depend on the machine that drew it.
+
     Returns:
         A function of ``B`` states giving their values, float ``(B,)`` in ``[-1, 1]``.
     """
-    evaluator = NetEvaluator(model, symmetry="average", device=device, cache_size=0)
+    evaluator = NetEvaluator(
+        model, symmetry="average", device=device, cache_size=0, precision=precision
+    )
 
     def values(states: Sequence[GoState]) -> np.ndarray:
         return evaluator.evaluate_states(states)[1]

@@ -6,7 +6,7 @@ alone: the model shipped with the package). Options follow the path inside quote
 
 ``lam`` mixes random rollouts into the leaf value as AlphaGo and Boke Go do:
 ``v = (1 - lam) * v_net + lam * z_rollout`` (:class:`~agents.mcts.evaluators.MixedEvaluator`;
-Boke Go's lambda is 1/2, ``backups-spec.md`` section 14); ``lam=0`` (default) is the value
+Boke Go's lambda is 1/2, ``docs/protocol.md#boke-go``); ``lam=0`` (default) is the value
 network alone, as in [LL20].
 
 :class:`NetEvaluatorConfig` is the ``net`` plugin of the entry-point group
@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from agents.nets.devices import check_device
+from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from agents.spec import config_from_params, parse_spec
 
@@ -41,6 +43,9 @@ class NetEvaluatorConfig:
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
         cache: Positions kept in the evaluation cache.
         lam: Weight of a random rollout in the leaf value, in ``[0, 1]``.
+        precision: ``"fp32"`` (default), ``"bf16"``, ``"int8"`` or ``"auto"``: the
+            fastest one this machine runs that passed the accuracy check
+            (:mod:`agents.nets.precision`, ``docs/nets.md``).
         threads: Torch CPU threads of the process (0: leave torch's setting). One thread is
             the default: a small network gains little from more, and on a busy machine
             threads that wait for each other are many times slower.
@@ -54,6 +59,7 @@ class NetEvaluatorConfig:
     cache: int = 100_000
     lam: float = 0.0
     threads: int = 1
+    precision: str = "fp32"
 
     def __post_init__(self) -> None:
         if self.symmetry not in ("none", "random", "average"):
@@ -71,6 +77,8 @@ class NetEvaluatorConfig:
         ):
             raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
         check_threads(self.threads)
+        check_device(self.device)
+        check_precision(self.precision)
 
     def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> Evaluator:
         """The evaluator: a network, mixed with rollouts when ``lam > 0``.
@@ -94,6 +102,7 @@ class NetEvaluatorConfig:
             symmetry=self.symmetry,
             device=self.device,
             cache_size=self.cache,
+            precision=self.precision,
             seed=int(seeds[0]),
         )
         if self.lam == 0.0:

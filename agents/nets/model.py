@@ -1,10 +1,10 @@
 """The policy/value network: an AlphaGo Zero style residual tower with two heads.
 
 Architecture (David Silver et al., *Mastering the game of Go without human knowledge*, Nature
-2017, Methods "Neural network architecture"; [LL20] uses the same form, ``backups-spec.md``
-section 11): a 3x3 convolution with batch normalisation and ReLU, then ``blocks`` residual
-blocks (two 3x3 convolutions of ``filters`` channels with batch normalisation, a skip
-connection, ReLU), then
+2017, Methods "Neural network architecture"; [LL20] uses the same form,
+``docs/protocol.md#setting``): a 3x3 convolution with batch normalisation and ReLU, then
+``blocks`` residual blocks (two 3x3 convolutions of ``filters`` channels with batch
+normalisation, a skip connection, ReLU), then
 
 * a **policy head**: 1x1 convolution to ``policy_channels`` channels, batch norm, ReLU, and a
   fully connected layer to ``N*N + 1`` logits (pass last);
@@ -14,7 +14,10 @@ connection, ReLU), then
 
 Presets are named by shape (:data:`PRESETS`): ``b4c32`` is [LL20]'s 9x9 network (4 blocks,
 32 filters, current + previous 4 positions), ``b10c64`` their 19x19 network (10 blocks, 64
-filters, current + previous 8 positions), ``b20c256`` AlphaGo Zero's 20-block network. Our input
+filters, current + previous 8 positions), ``b20c256`` AlphaGo Zero's 20-block network.
+``paper-9x9`` is the network of the self-play reproduction (issue 29): ``b4c32``'s shape and
+history without the tactical planes (``NetConfig.tactical`` is off unless asked for), its
+values learnt from self-play outcomes (``docs/nets.md``). Our input
 adds a colour plane to the stone planes (``2k + 1`` planes, :mod:`agents.nets.features`).
 """
 
@@ -36,6 +39,7 @@ PRESETS: dict[str, dict[str, int]] = {
     "b4c32": {"blocks": 4, "filters": 32, "history": 5, "value_hidden": 64},
     "b10c64": {"blocks": 10, "filters": 64, "history": 9, "value_hidden": 128},
     "b20c256": {"blocks": 20, "filters": 256, "history": 8, "value_hidden": 256},
+    "paper-9x9": {"blocks": 4, "filters": 32, "history": 5, "value_hidden": 64},
 }
 """Network shapes by name (the board size and the tactical planes are chosen separately)."""
 

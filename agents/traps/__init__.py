@@ -1,6 +1,6 @@
 """Synthetic game trees with search traps and known minimax values, and MCTS on them.
 
-``backups-spec.md`` §13: a benchmark where the truth is known, to see where one backup
+``docs/traps.md#the-trees``: a benchmark where the truth is known, to see where one backup
 strategy beats another. :mod:`agents.traps.trees` generates the trees,
 :mod:`agents.traps.search` searches them with the project's tree, selection rules and
 registered backup strategies, :mod:`agents.traps.grid` runs grids of backups x budgets x trees

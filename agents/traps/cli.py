@@ -28,7 +28,7 @@ def add_tree_arguments(parser: Any) -> None:
 
     d = TrapTreeConfig()
     group = (
-        parser.add_argument_group("trees (backups-spec.md §13)")
+        parser.add_argument_group("trees (docs/traps.md#the-trees)")
         if isinstance(parser, argparse.ArgumentParser)
         else parser
     )

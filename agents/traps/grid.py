@@ -2,7 +2,7 @@
 
 Every cell ``(backup, budget)`` searches the same trees (``tree_seed(seed, i)`` for
 ``i = 0 .. trees - 1``), so the backups are compared paired, tree by tree
-(``backups-spec.md`` §13). The work is cut into chunks of ``chunk`` trees of one cell; each
+(``docs/traps.md#the-trees``). The work is cut into chunks of ``chunk`` trees of one cell; each
 finished chunk is appended to the results file at once.
 
 The results file is JSON lines: a header ``{"kind": "header", "format": 1, "setup": {...}}``
@@ -11,7 +11,9 @@ its constant and the chunk size), then one ``{"kind": "chunk", ...}`` line per f
 flushed and ``fsync``-ed. Running the same grid again resumes it: finished chunks are read
 back, not searched again. A file whose header differs from the grid's setup is refused (the
 error names the differing keys); more trees, budgets or backups may be added to a grid, since
-results already there stay valid. A last line cut short by an interruption is dropped.
+results already there stay valid. A last line cut short by an interruption is dropped (once
+the header has been read: a file that is not a grid's is refused and left as it is). A recorded
+grid's file may be stored compressed, ``results.jsonl.gz`` (:mod:`agents.stored`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.mcts.backups import make_backup
+from agents.stored import StoredFileError, expand, pair_of, read_stored, stored_file
 from agents.traps.search import POLICIES, TrapSearch
 from agents.traps.trees import TrapTreeConfig
 
@@ -230,23 +233,43 @@ class _Store:
     """The JSON-lines results file (see the module docstring)."""
 
     def __init__(self, path: Path, setup: dict[str, Any]) -> None:
-        self.path = path
+        self.path = pair_of(path)[0]  # appended to plain; read as stored (agents.stored)
         self.setup = setup
+        self.packed = False  # the file is stored compressed (expanded at the first append)
 
     def load(self) -> Iterator[tuple[str, int, int, list[TreeResult]]]:
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
+        try:
+            stored = stored_file(self.path)
+            if stored is None:
+                return
+            data = read_stored(stored)
+        except StoredFileError as exc:
+            raise GridError(str(exc)) from None
+        self.packed = stored != self.path
         end = data.rfind(b"\n") + 1
-        if end < len(data):  # a line cut short by an interruption: cut it off
+        if end == 0 and not self.packed:
+            first = b'{"kind": "header"'
+            if first.startswith(data[: len(first)]) and b"\0" not in data:
+                # the first write (header and chunk) was cut short: nothing to keep
+                with self.path.open("r+b") as handle:
+                    handle.truncate(0)
+                return
+        lines: list[str] = []
+        header: Any = None
+        try:
+            lines = data[:end].decode("utf-8").splitlines()
+            header = json.loads(lines[0]) if lines else None
+        except (ValueError, RecursionError):
+            header = None
+        if (
+            not isinstance(header, dict)
+            or header.get("kind") != "header"
+            or header.get("format") != FORMAT
+        ):
+            raise GridError(f"{stored}: not a trap-grid results file (format {FORMAT})")
+        if end < len(data) and not self.packed:  # a line cut short by an interruption
             with self.path.open("r+b") as handle:
                 handle.truncate(end)
-        lines = data[:end].decode("utf-8").splitlines()
-        if not lines:
-            return
-        header = json.loads(lines[0])
-        if header.get("kind") != "header" or header.get("format") != FORMAT:
-            raise GridError(f"{self.path}: not a trap-grid results file (format {FORMAT})")
         theirs = header.get("setup", {})
         if theirs != self.setup:
             keys = sorted(
@@ -283,9 +306,15 @@ class _Store:
                 ]
                 yield entry["backup"], entry["budget"], entry["chunk"], results
             except (KeyError, TypeError, ValueError) as exc:
-                raise GridError(f"{self.path}, line {number}: unreadable chunk: {exc}") from exc
+                raise GridError(f"{stored}, line {number}: unreadable chunk: {exc}") from exc
 
     def append(self, backup: str, budget: int, index: int, results: Sequence[TreeResult]) -> None:
+        if self.packed:
+            try:
+                expand(self.path)
+            except StoredFileError as exc:
+                raise GridError(str(exc)) from None
+            self.packed = False
         new = not self.path.exists() or self.path.stat().st_size == 0
         entry = {
             "kind": "chunk",

@@ -7,7 +7,7 @@ Their follow-ups (*On the behavior of UCT in synthetic search spaces*, 2011; Ram
 Selman, *Trade-offs in sampling-based adversarial planning*, ICAPS 2011) study synthetic trees
 whose true minimax values are known, searched with a heuristic equal to the true value plus
 Gaussian noise. Their generative process could not be recovered; this one is the
-RECONSTRUCTED generator of ``backups-spec.md`` §13.
+RECONSTRUCTED generator of ``docs/traps.md#the-trees``.
 
 A tree is never stored: every node is generated on demand from its 64-bit **key**, which is a
 hash of the tree's seed and the move path to the node (:func:`child_key`). A node carries
@@ -254,7 +254,7 @@ def _check_range(name: str, value: object, low: float, high: float, integer: boo
 
 @dataclass(frozen=True, kw_only=True)
 class TrapTreeConfig:
-    """Parameters of a family of trap trees (``backups-spec.md`` §13; defaults from there).
+    """Parameters of a family of trap trees (``docs/traps.md#the-trees``; defaults from there).
 
     Attributes:
         b: Branching factor, 2..20.

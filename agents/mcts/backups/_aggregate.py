@@ -1,8 +1,8 @@
 """Per-node bookkeeping shared by the child-aggregation backups (softmax, power mean).
 
 Both keep, per node, the plain mean of its returns and the sum and count of its own leaf
-evaluations (``backups-spec.md`` §0 and §6, interpretation choice 2: the node's own evaluation
-is mixed in, not tilted), then recompute the node's value from its children.
+evaluations (``docs/backups.md#notation``; ``docs/backups.md#softmax``, ``self_mixed``: the node's
+own evaluation is mixed in, not tilted), then recompute the node's value from its children.
 """
 
 from __future__ import annotations

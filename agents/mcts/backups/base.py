@@ -11,8 +11,8 @@ method. After each simulation the search calls ``strategy.backup(tree, path, lea
 The strategy must, for every node on the path, add one to ``tree.visits`` and set
 ``tree.value`` to the node's new value from the perspective of the player who moved into the
 node (see :mod:`agents.mcts.tree`). So the return credited to the leaf is ``X = -v(s_L)`` and
-its sign alternates on the way up ([LL20] notation in ``backups-spec.md``). It may keep its own
-per-node statistics in ``tree.stats[:, :n_stats]`` (zero for a new node).
+its sign alternates on the way up ([LL20] notation, ``docs/backups.md#notation``). It may keep
+its own per-node statistics in ``tree.stats[:, :n_stats]`` (zero for a new node).
 
 ``bind(n_simulations)`` gives the strategy the search's budget ``N`` (simulations per move),
 which the Monotone and Softmax weight functions are defined over; strategies that do not need

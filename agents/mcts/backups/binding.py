@@ -2,7 +2,7 @@
 
 The protocol's ``bind(n_simulations)`` gives the budget. Some strategies also depend on the
 board: Coulom's Mix operator scales its constants by the number of board points ``S``
-(``backups-spec.md`` §2). They accept an optional keyword, ``bind(n_simulations, *,
+(``docs/backups.md#coulom``). They accept an optional keyword, ``bind(n_simulations, *,
 board_points=None)``. :func:`bind_backup` passes the keyword only to strategies whose ``bind``
 accepts it, so plugins written against the plain protocol keep working unchanged.
 """

@@ -3,7 +3,7 @@
 Rémi Coulom, *Efficient selectivity and backup operators in Monte-Carlo tree search*, Computers
 and Games 2006; in the form of Li & Lim, *Bayesian optimization for backpropagation in
 Monte-Carlo tree search*, 2020, eq. (2). Structure DERIVED from [LL20]'s prose
-(``backups-spec.md`` §2); in the perspective of the player to move at ``s``:
+(``docs/backups.md#coulom``); in the perspective of the player to move at ``s``:
 
     V_mix(s) = ( w(n(s)) · Xbar(s) + n_b · q_b ) / ( w(n(s)) + n_b )
     w(n) = a·S if n <= b·S, else (a/b)·n

@@ -4,8 +4,8 @@
 *Reinforcement Learning: An Introduction*, 2nd ed., 2018, §2.5; used as a baseline by Li & Lim,
 *Bayesian optimization for backpropagation in Monte-Carlo tree search*, 2020).
 
-How the first return is handled is not stated in [LL20] (RECONSTRUCTED, ``backups-spec.md``
-§3); both readings are offered through ``variant``:
+How the first return is handled is not stated in [LL20] (RECONSTRUCTED,
+``docs/backups.md#erwa``); both readings are offered through ``variant``:
 
 * ``plain``: ``Xbar_1 = X_1``, then the constant step ``α``. ``X_1`` keeps the weight
   ``(1-α)^{n-1}``, so with ``α << 1/n`` a node's value is mostly its first return.
@@ -54,7 +54,8 @@ class ErwaBackup:
 
     Attributes:
         alpha: Step size ``α`` in ``(0, 1]``. [LL20]'s three table values are lost; the default
-            0.01 is a placeholder inside the spec's recommended range ``[1e-4, 0.1]``.
+            0.01 is a placeholder inside the recommended range ``[1e-4, 0.1]``
+            (``docs/backups.md#erwa``).
         variant: ``"plain"`` (``Xbar_1 = X_1``, then step ``α``; the default for the "ERWA"
             rows) or ``"unbiased"`` (step ``α / (1 - (1-α)^n)``). Both RECONSTRUCTED.
     """

@@ -5,7 +5,7 @@ backup strategies in Monte Carlo tree search*, ICML 2016; described by Li & Lim,
 optimization for backpropagation in Monte-Carlo tree search*, 2020, as interpolating between
 the average of the children's values (``λ = 1``) and the value of the best child (``λ = 0``).
 
-RECONSTRUCTED transcription for games (``backups-spec.md`` §8; ``r = 0`` before the end,
+RECONSTRUCTED transcription for games (``docs/backups.md#maxmcts``; ``r = 0`` before the end,
 ``γ = 1``, negamax). On the path ``s_0 .. s_L``, leaf first:
 
     T_L = -v(s_L)
@@ -14,7 +14,7 @@ RECONSTRUCTED transcription for games (``backups-spec.md`` §8; ``r = 0`` before
 
 ``Q(c)`` is ``tree.value[c]`` (the perspective of the player to move at ``c``'s parent). The
 child is updated before the max is taken, so the max includes the child just updated. The root
-is updated by the same rule (the spec's ``t >= 1`` leaves it free; the protocol counts its
+is updated by the same rule (the transcription's ``t >= 1`` leaves it free; the protocol counts its
 visits). ``λ = 1`` is standard MCTS; ``λ = 0`` a one-step max backup (Q-learning-like).
 MCTS(λ) and the γ-return variants are not implemented.
 """

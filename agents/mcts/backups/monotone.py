@@ -1,7 +1,7 @@
 """Monotone MCTS: returns weighted by a learnt increasing function of the visit index.
 
 Li & Lim, *Bayesian optimization for backpropagation in Monte-Carlo tree search*, 2020, §3.1,
-eq. (9). DERIVED update (``backups-spec.md`` §5): the weighted average with weights ``f(k)``,
+eq. (9). DERIVED update (``docs/backups.md#monotone``): the weighted average with weights ``f(k)``,
 ``k`` the node-local visit index,
 
     Xbar_n = Xbar_{n-1} + ( f(n) / F(n) ) (X_n - Xbar_{n-1}),    F(n) = Σ_{k=1}^{n} f(k)
@@ -115,7 +115,10 @@ class MonotoneBackup:
     n_stats: ClassVar[int] = 0
     __spec_positional__: ClassVar[str] = "file"
     tunable: ClassVar[Tunable] = MonotoneTunable(bounds=(-10.0, 10.0))
-    """Tuned: the knot heights, each in (-10.0, 10.0) by default (``backups-spec.md`` §4)."""
+    """Tuned: the knot heights, each in (-10.0, 10.0) by default.
+
+    See ``docs/backups.md#weight-family``.
+    """
 
     g: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     zero_based: bool = False

@@ -2,7 +2,7 @@
 
 Tuan Dam, Pascal Klink, Carlo D'Eramo, Jan Peters and Joni Pajarinen, *Generalized mean
 estimation in Monte-Carlo tree search*, arXiv 2019 / IJCAI 2020. RECONSTRUCTED formula
-(``backups-spec.md`` §9), for a node's visited children with values ``q_i`` from the
+(``docs/backups.md#power-mean``), for a node's visited children with values ``q_i`` from the
 perspective of the player to move at the node:
 
     V_p(s) = ( Σ_i (n_i / Σ_j n_j) u_i^p )^{1/p},   u_i = (1 + q_i) / 2,   q = 2 V_p - 1
@@ -89,7 +89,7 @@ class PowerMeanBackup:
 
     Attributes:
         p: Exponent ``p >= 1`` (finite): 1 is the visit-weighted average, large ``p``
-            approaches the max. Default 2 (the spec's sweep is 1, 2, 4, 8, 16).
+            approaches the max. Default 2 (a useful sweep is 1, 2, 4, 8, 16).
         recursive: Children's values are their recomputed power means (default) rather than
             their plain means. RECONSTRUCTED option.
         self_mixed: Mix the node's own leaf evaluation(s) in (default). RECONSTRUCTED option.

@@ -1,7 +1,7 @@
 """Softmax MCTS: a visit- and value-weighted soft maximum over the children.
 
 Li & Lim, *Bayesian optimization for backpropagation in Monte-Carlo tree search*, 2020, §3.2.
-EXACT in words, DERIVED in formula (``backups-spec.md`` §6), for a node ``s`` and its visited
+EXACT in words, DERIVED in formula (``docs/backups.md#softmax``), for a node ``s`` and its visited
 children ``c_i`` with values ``q_i`` from the perspective of the player to move at ``s``:
 
     V_soft(s) = Σ_i w_i q_i,   w_i ∝ n_i exp(τ(n(s)) q_i)
@@ -12,7 +12,7 @@ node's own visit count: ``τ(n) = ∫_0^n exp(g(t)) dt`` with ``g`` in ``G_d`` (
 ``τ = 0`` (all ``g_j = -inf``) is the standard mean; ``τ -> inf`` the hard max.
 
 After each simulation the values of the nodes on the path are recomputed, leaf first. Options
-for the RECONSTRUCTED interpretation choices of the spec:
+for the RECONSTRUCTED interpretation choices of ``docs/backups.md#softmax``:
 
 * ``recursive`` (default on): ``q_i = -V(c_i)``, the child's own recomputed value
   (``tree.value[c_i]``); off: ``q_i`` is the child's plain mean.
@@ -110,7 +110,10 @@ class SoftmaxBackup:
     n_stats: ClassVar[int] = 3
     __spec_positional__: ClassVar[str] = "file"
     tunable: ClassVar[Tunable] = SoftmaxTunable(bounds=(-12.0, 2.0))
-    """Tuned: the knot heights, each in (-12.0, 2.0) by default (``backups-spec.md`` §4)."""
+    """Tuned: the knot heights, each in (-12.0, 2.0) by default.
+
+    See ``docs/backups.md#weight-family``.
+    """
 
     g: tuple[float, ...] = (-6.0, -6.0, -6.0, -6.0, -6.0, -6.0)
     recursive: bool = True

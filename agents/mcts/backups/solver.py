@@ -1,7 +1,7 @@
 """MCTS-Solver: proves wins and losses in the tree and wraps any other backup strategy.
 
 Mark H. M. Winands, Yngvi Björnsson and Jahn-Takeshi Saito, *Monte-Carlo Tree Search Solver*,
-Computers and Games 2008 (``backups-spec.md`` §9, EXACT in outline). Statuses live in
+Computers and Games 2008 (``docs/backups.md#solver``, EXACT in outline). Statuses live in
 ``tree.proven``, for the player who moved into a node (:mod:`agents.mcts.tree`):
 
 * a terminal leaf is proven by the sign of its exact outcome (a draw stays unproven: draws are

@@ -5,7 +5,7 @@ Li & Lim, *Bayesian optimization for backpropagation in Monte-Carlo tree search*
 
     f(x) = f(0) + ∫_0^x exp(g(t)) dt
 
-for a continuous ``g``. The finite family ``G_d`` (``backups-spec.md`` §4) takes ``g``
+for a continuous ``g``. The finite family ``G_d`` (``docs/backups.md#weight-family``) takes ``g``
 piecewise linear with knots ``t_j = j N / d`` (``j = 0..d``, ``N`` the simulations per move)
 and heights ``g_j``; past ``N`` (only with tree reuse) ``g`` stays at ``g_d`` (a RECONSTRUCTED
 choice). On a segment, with ``Δ = N/d`` and slope ``σ_j = (g_{j+1} - g_j) / Δ``:

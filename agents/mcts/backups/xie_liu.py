@@ -3,7 +3,7 @@
 Fan Xie and Zhiqing Liu, *Backpropagation modification in Monte-Carlo game tree search*, IITA
 2009; used as a baseline by Li & Lim, *Bayesian optimization for backpropagation in Monte-Carlo
 tree search*, 2020. The four profiles ``f1..f4`` of the original could not be recovered
-(RECONSTRUCTED, ``backups-spec.md`` §7). This module implements the spec's stand-in: the
+(RECONSTRUCTED, ``docs/backups.md#xie-liu``). This module implements the project's stand-in: the
 weighted average of the returns
 
     Xbar_n = Σ_{k=1}^{n} w(k) X_k / Σ_{k=1}^{n} w(k),     u = k / N
@@ -17,7 +17,7 @@ visit index and ``N`` the simulations per move. Updated online with the closed-f
 
 ``β = 0`` (constant weights) is the standard mean. Past ``N`` (tree reuse) the same formulas
 continue. The stand-ins for [LL20]'s ``f_A`` and ``f_B`` are ``exponential`` with ``β = 1`` and
-``β = 3`` (the spec's example; a recorded choice, not the authors' profiles).
+``β = 3`` (``docs/backups.md#xie-liu``; a recorded choice, not the authors' profiles).
 """
 
 from __future__ import annotations

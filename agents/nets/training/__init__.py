@@ -8,10 +8,16 @@ Inference (the model, the leaf evaluator, checkpoints, the ``net`` agent) stays 
 * :mod:`agents.nets.training.gnugo_games`, :mod:`agents.nets.training.data`: GNU Go games as
   SGF files and the examples learnt from them;
 * :mod:`agents.nets.training.supervised`: supervised learning on those examples;
-* :mod:`agents.nets.training.selfplay`, :mod:`agents.nets.training.replay`: AlphaZero's
-  self-play loop and its replay buffer; :mod:`agents.nets.training.gating`: the arena match
-  (:mod:`agents.matches`) that decides whether a new network replaces the best one;
-* :mod:`agents.nets.training.plots`: loss and gate plots;
+* self-play: :mod:`~agents.nets.training.selfplay` (the resumable loop of generations),
+  :mod:`~agents.nets.training.selfplay_config` (its settings),
+  :mod:`~agents.nets.training.generation` (K games per process sharing network calls),
+  :mod:`~agents.nets.training.records` (game records and their append-only files),
+  :mod:`~agents.nets.training.window` and :mod:`~agents.nets.training.replay` (training
+  examples from recent generations), :mod:`~agents.nets.training.manifest` (the run's state
+  and cost), :mod:`~agents.nets.training.gating` (the SPRT gate, an arena match of
+  :mod:`agents.matches`), :mod:`~agents.nets.training.ladder` (Elo against fixed anchors),
+  :mod:`~agents.nets.training.pilot` (choosing the defaults at equal compute);
+* :mod:`agents.nets.training.plots`: loss, gate and Elo plots;
 * :mod:`agents.nets.training.cli`: the ``gomcts train`` command.
 
 The names of :mod:`agents.nets.training.step` (this package was that module before) are

@@ -3,7 +3,7 @@
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
     gomcts train sl data/gnugo9 --out runs/sl --preset b4c32 --steps 2000
-    gomcts train selfplay --out runs/rl --iterations 20 --games 20 --init runs/sl/model.pt
+    gomcts train selfplay --out runs/selfplay/paper --workers 2 --budget-minutes 170
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -18,8 +18,8 @@ from typing import Any
 __all__ = ["register"]
 
 
-def _net_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="b4c32", help="network shape (default b4c32)")
+def _net_arguments(parser: argparse.ArgumentParser, preset: str = "b4c32") -> None:
+    parser.add_argument("--preset", default=preset, help=f"network shape (default {preset})")
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument(
         "--history", type=int, default=None, help="positions of history (default: the preset's)"
@@ -83,38 +83,94 @@ def log_line(line: str, file: Any = None) -> None:
     tqdm.write(line, file=file if file is not None else sys.stderr)
 
 
-def _cmd_selfplay(args: argparse.Namespace) -> int:
-    from agents.nets.training.gating import arena_gate
-    from agents.nets.training.selfplay import SelfPlayConfig, train_selfplay
+_SELFPLAY_OPTIONS: dict[str, str] = {
+    "generations": "generations to reach; a rerun may raise it",
+    "games": "self-play games per generation",
+    "search": "root search of self-play: gumbel (Gumbel AlphaZero) or puct (PUCT + Dirichlet)",
+    "sims": "simulations of a full search",
+    "fast_sims": "simulations of a fast search (playout cap randomisation)",
+    "full_share": "share of moves with a full search, whose targets are recorded (1: cap off)",
+    "considered": "Gumbel: actions sampled at the root (m)",
+    "c_visit": "Gumbel: c_visit of sigma",
+    "c_scale": "Gumbel: c_scale of sigma",
+    "c": "PUCT constant (self-play below the root, gate, ladder)",
+    "noise_alpha": "PUCT self-play: Dirichlet concentration",
+    "noise_weight": "PUCT self-play: Dirichlet weight",
+    "temperature_moves": "PUCT self-play: moves sampled by visit counts",
+    "window": "generations of games in the replay window",
+    "train_steps": "optimizer steps per generation",
+    "batch_size": "examples per step",
+    "lr": "learning rate (AdamW)",
+    "weight_decay": "weight decay",
+    "gate_sims": "simulations per move of the gate and ladder agents (fixed N)",
+    "gate_games": "most games of a gate match (the SPRT usually stops sooner)",
+    "gate_elo0": "gate SPRT: H0 Elo",
+    "gate_elo1": "gate SPRT: H1 Elo",
+    "gate_alpha": "gate SPRT: false-promotion rate",
+    "gate_beta": "gate SPRT: false-rejection rate",
+    "book_size": "openings of the gate's balanced book",
+    "ladder_games": "games of the best network against each ladder anchor",
+    "ladder_every": "also run the ladder every this many generations (0: after promotions only)",
+    "ladder_gnugo": "GTP command of a GNU Go ladder anchor (default none)",
+    "evaluator": "net evaluator spec without a model, e.g. net:symmetry=random",
+    "workers": "worker processes",
+    "games_per_worker": "games each worker plays at once, sharing network calls",
+    "komi": "komi",
+    "max_moves": "move cap (default 2*N*N)",
+}
 
+
+def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
+    import dataclasses
+
+    from agents.nets.training.selfplay_config import SelfPlayConfig
+
+    fields = {f.name: f for f in dataclasses.fields(SelfPlayConfig)}
+    for name, text in _SELFPLAY_OPTIONS.items():
+        default = fields[name].default
+        kind: Any = type(default) if default is not None else int
+        if name == "search":
+            parser.add_argument("--search", choices=("gumbel", "puct"), default=default, help=text)
+            continue
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=kind,
+            default=default,
+            help=f"{text} (default {default})",
+        )
+    parser.add_argument(
+        "--init",
+        default=None,
+        help="checkpoint to start from, 'default' for the shipped one (default: tabula rasa)",
+    )
+    parser.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=None,
+        help="stop cleanly after this many minutes (rerun the command to resume)",
+    )
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    from agents.nets.training.selfplay import run_selfplay
+    from agents.nets.training.selfplay_config import SelfPlayConfig
+
+    options = {name: getattr(args, name) for name in _SELFPLAY_OPTIONS}
     config = SelfPlayConfig(
         net=_net_config(args),
-        komi=args.komi,
-        max_moves=args.max_moves,
-        iterations=args.iterations,
-        games=args.games,
-        sims=args.sims,
-        batch=args.batch,
-        train_steps=args.train_steps,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        replay_size=args.replay_size,
-        eval_games=args.eval_games,
-        eval_sims=args.eval_sims,
-        promote=args.promote,
         init=args.init,
         seed=args.seed,
         device=args.device,
         threads=args.threads,
+        **options,
     )
-    path = train_selfplay(
+    status = run_selfplay(
         args.out,
         config,
-        gate=arena_gate,
-        progress=not args.quiet,
-        log=log_line,
+        budget_minutes=args.budget_minutes,
+        log=log_line if not args.quiet else None,
     )
-    print(json.dumps({"best": str(path)}))
+    print(json.dumps({"status": status, "out": str(args.out)}))
     return 0
 
 
@@ -151,23 +207,15 @@ def register(subparsers: Any) -> None:
     )
     sl.set_defaults(func=_cmd_sl)
 
-    rl = sub.add_parser("selfplay", help="AlphaZero-style self-play reinforcement learning")
-    rl.add_argument(
-        "--out", required=True, type=output_folder, help="output folder; rerun to resume"
+    rl = sub.add_parser(
+        "selfplay",
+        help="self-play reinforcement learning (Gumbel AlphaZero or PUCT), resumable",
+        description="Self-play training in generations: games, training, an SPRT gate and an "
+        "Elo ladder (docs/nets.md, 'Self-play'). Rerun the same command to resume.",
     )
-    _net_arguments(rl)
-    rl.add_argument("--komi", type=float, default=7.5, help="komi (default 7.5)")
-    rl.add_argument("--max-moves", type=int, default=None, help="move cap (default 2*N*N)")
-    rl.add_argument("--iterations", type=int, default=10, help="iterations (default 10)")
-    rl.add_argument("--games", type=int, default=20, help="self-play games per iteration")
-    rl.add_argument("--sims", type=int, default=100, help="simulations per move (default 100)")
-    rl.add_argument("--batch", type=int, default=8, help="leaves per evaluation (default 8)")
-    rl.add_argument("--train-steps", type=int, default=200, help="steps per iteration")
-    rl.add_argument("--batch-size", type=int, default=64, help="minibatch (default 64)")
-    rl.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
-    rl.add_argument("--replay-size", type=int, default=50_000, help="replay buffer positions")
-    rl.add_argument("--eval-games", type=int, default=20, help="games against the best")
-    rl.add_argument("--eval-sims", type=int, default=50, help="simulations in those games")
-    rl.add_argument("--promote", type=float, default=0.55, help="score rate to promote")
-    rl.add_argument("--init", default=None, help="checkpoint to start from (e.g. an SL model)")
+    rl.add_argument(
+        "--out", required=True, type=output_folder, help="run folder, e.g. runs/selfplay/NAME"
+    )
+    _net_arguments(rl, preset="paper-9x9")
+    _selfplay_arguments(rl)
     rl.set_defaults(func=_cmd_selfplay)

@@ -1,53 +1,174 @@
-"""The arena as the gate of self-play training: a candidate network against the best so far.
+"""The gate of self-play: a candidate network replaces the best only when a test says so.
 
-:func:`arena_gate` is the ``gate`` of :func:`agents.nets.training.selfplay.train_selfplay` used by
-``gomcts train selfplay``: a paired match (:mod:`agents.matches.arena`) between MCTS guided by the
-candidate and by the best network, with the same budget. The gate plays up to
-:data:`GAMES_AT_ONCE` games at once in the training process, their network leaves batched into
-one call (``docs/decisions/019-shared-evaluator.md``): the same games as one at a time, faster.
+The old gate promoted at a score of 55% over a fixed, small number of games, so a candidate
+that won 5 of 8 (interval [0.31, 0.86]) was promoted. This gate plays the candidate against
+the best network in **paired games on a balanced opening book** (each opening twice, colours
+swapped; :mod:`agents.matches.balanced`), both with the same fixed-N PUCT search
+(:meth:`~agents.nets.training.selfplay_config.SelfPlayConfig.agent_spec`), and runs the
+arena's **sequential probability ratio test** (:mod:`agents.matches.stats`: the GSPRT of
+fishtest, pentanomial on game pairs) of H0 ``elo <= gate_elo0`` against H1
+``elo >= gate_elo1``. The candidate is promoted **only when the test accepts H1**; H0 or no
+decision within ``gate_games`` games keeps the best. A candidate no better than the best is
+promoted with probability at most ``gate_alpha`` per generation; one ``gate_elo1`` better is
+kept out with probability at most ``gate_beta``.
+
+The match is an arena results file (``gate/gen-NNNN.jsonl``), so an interrupted gate resumes
+with its games. The book is drawn once per run and kept in ``book.json``: for 9x9, openings of
+2 to 4 random moves that the shipped supervised network rates within ``|v| < 0.15``
+(:func:`agents.matches.balanced.draw_balanced_book`); for other board sizes there is no
+reference network, and the book is random openings of the same lengths, not balanced.
 """
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.matches.arena import MatchConfig, run_match
-from agents.nets.training.selfplay import SelfPlayConfig
+from agents.matches.balanced import draw_balanced_book
+from agents.matches.results import GameOutcome
+from agents.matches.stats import SprtConfig
+from agents.nets.training.selfplay_config import SelfPlayConfig
 
-__all__ = ["GAMES_AT_ONCE", "arena_gate"]
+__all__ = ["GateResult", "load_or_draw_book", "run_gate", "sprt_of"]
 
-GAMES_AT_ONCE = 16
-"""Games the gate plays at once (``games_per_worker`` of its match)."""
+BOOK_SEED = 29
+"""Seed of the run's opening book (the same book for every run of one board size)."""
 
 
-def arena_gate(
-    candidate: Path, best: Path, iteration: int, config: SelfPlayConfig, out_dir: Path
-) -> dict[str, Any]:
-    """Play the candidate against the best in the arena; its score rate with the interval."""
+@dataclass(frozen=True)
+class GateResult:
+    """The verdict of a gate match.
+
+    Attributes:
+        promoted: The SPRT accepted H1.
+        decision: ``"H1"``, ``"H0"``, ``None`` (no decision within the games allowed).
+        games: Games played.
+        score: The candidate's score rate.
+        low: Lower end of its 95% interval.
+        high: Upper end.
+        elo: Elo difference of the score.
+        llr: The SPRT's log-likelihood ratio.
+        interrupted: The time budget ran out before the match ended (resume it).
+    """
+
+    promoted: bool
+    decision: str | None
+    games: int
+    score: float
+    low: float
+    high: float
+    elo: float
+    llr: float
+    interrupted: bool
+
+    def row(self) -> dict[str, Any]:
+        """JSON-ready fields with a ``gate_`` prefix (for the metrics)."""
+        return {f"gate_{k}": v for k, v in self.__dict__.items()}
+
+
+def sprt_of(config: SelfPlayConfig) -> SprtConfig:
+    """The gate's SPRT."""
+    return SprtConfig(
+        elo0=config.gate_elo0,
+        elo1=config.gate_elo1,
+        alpha=config.gate_alpha,
+        beta=config.gate_beta,
+        model="pentanomial",
+    )
+
+
+def load_or_draw_book(out: Path, config: SelfPlayConfig) -> tuple[tuple[int, ...], ...]:
+    """The run's opening book (``book.json``), drawn and saved the first time."""
+    path = out / "book.json"
+    if path.exists():
+        return tuple(tuple(o) for o in json.loads(path.read_text())["openings"])
+    rules = config.rules
+    kind = "random"
+    value_fn: Callable[[Any], Any]
+    if rules.size == 9:
+        from agents.nets.evaluator import net_value_fn
+
+        value_fn = net_value_fn("", device="cpu")
+        kind = "balanced by the shipped supervised network"
+    else:
+
+        def value_fn(states: Any) -> Any:
+            return [0.0] * len(states)
+
+    book = draw_balanced_book(rules, value_fn, count=config.book_size, seed=BOOK_SEED)
+    openings = [list(e.moves) for e in book.entries]
+    text = json.dumps({"kind": kind, "seed": BOOK_SEED, "openings": openings})
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(".book.json.tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(path)
+    return tuple(tuple(o) for o in openings)
+
+
+def run_gate(
+    candidate: Path,
+    best: Path,
+    generation: int,
+    config: SelfPlayConfig,
+    out: Path,
+    *,
+    deadline: float = float("inf"),
+) -> GateResult:
+    """Play the candidate against the best until the SPRT decides (module docstring).
+
+    Args:
+        candidate: The candidate's checkpoint.
+        best: The best network's checkpoint.
+        generation: The generation (names the results file, seeds the match).
+        config: The run.
+        out: The run folder.
+        deadline: ``time.monotonic()`` at which to stop (the games played are kept).
+    """
+    book = load_or_draw_book(out, config)
     match = MatchConfig(
-        agent_a=config.search_spec(candidate, config.eval_sims),
-        agent_b=config.search_spec(best, config.eval_sims),
-        games=config.eval_games,
+        agent_a=config.agent_spec(str(candidate), "candidate"),
+        agent_b=config.agent_spec(str(best), "best"),
+        games=config.gate_games,
         rules=config.rules,
-        seed=config.seed * 100_003 + iteration,
+        seed=config.seed * 1000 + generation,
+        book=book,
         referee="none",
     )
-    folder = out_dir / "arena"
+    folder = out / "gate"
     folder.mkdir(parents=True, exist_ok=True)
+    interrupted = False
+
+    def stop(game: GameOutcome, result: Any) -> bool:
+        nonlocal interrupted
+        interrupted = time.monotonic() >= deadline
+        return interrupted
+
     result = run_match(
         match,
-        results=folder / f"iter-{iteration:04d}.jsonl",
-        workers=1,
-        games_per_worker=max(1, min(GAMES_AT_ONCE, config.eval_games)),
+        results=folder / f"gen-{generation:04d}.jsonl",
+        workers=config.workers,
+        sprt=sprt_of(config),
+        on_game=stop,
+        games_per_worker=max(1, min(config.games_per_worker, config.gate_games)),
     )
+    test = result.sprt
+    assert test is not None
+    if result.stopped == "sprt" or result.stopped is None:
+        interrupted = False
     est = result.estimate
-    return {
-        "score": est.rate,
-        "low": est.rate_low,
-        "high": est.rate_high,
-        "games": len(result.games),
-        "wins": result.tally.wins,
-        "draws": result.tally.draws,
-        "losses": result.tally.losses,
-    }
+    return GateResult(
+        promoted=test.decision == "H1",
+        decision=test.decision,
+        games=len(result.games),
+        score=est.rate,
+        low=est.rate_low,
+        high=est.rate_high,
+        elo=est.elo,
+        llr=round(test.llr, 4),
+        interrupted=interrupted,
+    )

@@ -1,4 +1,4 @@
-"""Training plots (matplotlib, drawn off screen): losses by step, winrates by iteration."""
+"""Training plots (matplotlib, drawn off screen): losses, gate scores and Elo by generation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_losses", "plot_winrates"]
+__all__ = ["plot_elo", "plot_gate", "plot_losses", "plot_winrates"]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,60 @@ def plot_winrates(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> 
     ax.set_xlabel("iteration")
     ax.set_ylabel("score rate (95% interval)")
     ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return _save(plt, fig, path)
+
+
+def plot_gate(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
+    """Plot each generation's gate: the candidate's score against the best, with its interval.
+
+    Rows hold ``generation``, ``gate_score``, ``gate_low``, ``gate_high``, ``gate_games`` and
+    ``gate_promoted``; promoted generations are starred.
+    """
+    plt = _pyplot()
+    rows = [r for r in rows if r.get("gate_games")]
+    if plt is None or not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs = [r["generation"] for r in rows]
+    ax.fill_between(xs, [r["gate_low"] for r in rows], [r["gate_high"] for r in rows], alpha=0.2)
+    ax.plot(xs, [r["gate_score"] for r in rows], "o-", label="candidate vs best")
+    promoted = [(r["generation"], r["gate_score"]) for r in rows if r.get("gate_promoted")]
+    if promoted:
+        px, py = zip(*promoted, strict=True)
+        ax.plot(px, py, "*", markersize=12, label="promoted (SPRT accepted)")
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("score rate (95% interval)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return _save(plt, fig, path)
+
+
+def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
+    """Plot the Elo of the best network against each ladder anchor by generation.
+
+    Rows hold ``generation``, ``anchor``, ``elo``, ``elo_low``, ``elo_high`` (``None`` for an
+    infinite bound, drawn at the plot's edge).
+    """
+    plt = _pyplot()
+    if plt is None or not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for anchor in sorted({r["anchor"] for r in rows}):
+        mine = sorted((r for r in rows if r["anchor"] == anchor), key=lambda r: r["generation"])
+        xs = [r["generation"] for r in mine]
+        ys = [r["elo"] if r["elo"] is not None else float("nan") for r in mine]
+        lows = [r["elo_low"] if r["elo_low"] is not None else -800.0 for r in mine]
+        highs = [r["elo_high"] if r["elo_high"] is not None else 800.0 for r in mine]
+        (line,) = ax.plot(xs, ys, "o-", label=f"vs {anchor}")
+        ax.fill_between(xs, lows, highs, alpha=0.15, color=line.get_color())
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("Elo of the best network (95% interval)")
+    ax.set_ylim(-800, 800)
     ax.grid(alpha=0.3)
     ax.legend()
     return _save(plt, fig, path)

@@ -1,305 +1,330 @@
-"""Self-play reinforcement learning in the AlphaZero style (``gomcts train selfplay``).
+"""Self-play reinforcement learning at scale, resumed over many starts (``gomcts train selfplay``).
 
-Each iteration (David Silver et al., *Mastering the game of Go without human knowledge*,
-Nature 2017; *A general reinforcement learning algorithm that masters chess, shogi and Go
-through self-play*, Science 2018):
+A run is a sequence of **generations** (AlphaGo Zero's loop: David Silver et al., *Mastering the
+game of Go without human knowledge*, Nature 2017). Generation ``g``:
 
-1. **Self-play**: the best network so far plays ``games`` games against itself with MCTS
-   (PUCT, ``sims`` simulations, Dirichlet noise at the root, moves sampled by visit counts
-   for the first ``temperature_moves`` moves, then the most visited). Each position is stored
-   with the search's visit distribution (policy target) and, once the game is over, its
-   Tromp-Taylor result from the side of the player to move (value target).
-2. **Training**: the candidate network (which carries on from the previous iteration's
-   candidate, optimizer included) takes ``train_steps`` steps on minibatches drawn from the
-   replay buffer (:class:`~agents.nets.training.replay.ReplayBuffer`), with random board symmetries.
-3. **Evaluation**: the candidate plays ``eval_games`` paired games against the best network
-   through the arena (:mod:`agents.matches.arena`: paired openings, alternating colours, a resumable
-   results file); it becomes the best when its score rate reaches ``promote`` (0.55 in
-   AlphaGo Zero).
+1. ``selfplay``: the best network plays ``games`` games against itself
+   (:mod:`agents.nets.training.generation`: Gumbel AlphaZero or PUCT + Dirichlet, playout cap
+   randomisation), ``games_per_worker`` at a time in each of ``workers`` processes, their
+   leaves batched into one network call per round; each finished game is appended to
+   ``games/gen-NNNN.jsonl`` at once (:mod:`agents.nets.training.records`);
+2. ``train``: the candidate network (carried on from the previous generation, optimizer
+   included) takes ``train_steps`` steps on minibatches from the last ``window`` generations
+   (:mod:`agents.nets.training.window`) and is saved as ``nets/gen-NNNN.pt``;
+3. ``gate``: the candidate plays the best in paired games on a balanced book until the SPRT
+   decides; it becomes the best only when the test accepts
+   (:mod:`agents.nets.training.gating`);
+4. ``ladder``: after a promotion (and every ``ladder_every`` generations) the best network
+   plays fixed anchors at a fixed N (:mod:`agents.nets.training.ladder`).
 
-The output folder holds ``best.pt`` and ``candidate.pt`` (checkpoints with their config),
-``state.pt`` (what a resumed run needs: the iteration, the optimizer, the generators),
-``replay.npz``, ``arena/iter-NNNN.jsonl`` (the evaluation matches), ``metrics.jsonl`` and the
-plots ``losses.png`` and ``winrates.png``. A rerun with the same folder resumes after the last
-completed iteration (an interrupted iteration is played again from its start, with the same
-seeds); raising ``iterations`` extends a run.
+**The run folder** ``--out``: ``manifest.json`` (the state and the cost of every start,
+written atomically; :mod:`agents.nets.training.manifest`), ``games/``, ``nets/`` (every
+candidate; ``nets/gen-0000.pt`` the initial network), ``best.pt`` (a copy of the best),
+``state.pt`` (the trainer: candidate weights, optimizer, generators, the last generation
+trained), ``book.json``, ``gate/`` and ``ladder/`` (arena results files), ``metrics.jsonl``
+(one row per generation), ``ladder.jsonl``, and the plots ``losses.png``, ``gate.png``,
+``elo.png``.
 
-**Layering.** The evaluation is a ``gate`` callable given by the caller, so that the loop
-does not depend on how candidates are judged; ``gomcts train selfplay`` passes the arena's
-(:func:`agents.nets.training.gating.arena_gate`, a match of :mod:`agents.matches`).
+**Resuming.** Running the same command again continues where the run stopped, on this or
+another machine (copy the folder): the phase in progress is taken up, a generation's games
+already in its file are not played again, a gate or ladder match continues with its games,
+training is redone from ``state.pt`` only if it had not been saved (deterministic on the
+CPU). A kill loses at most the games in flight. ``budget_minutes`` stops a start cleanly:
+self-play stops taking games (those in flight are abandoned), a gate or ladder match stops
+after its current game, and the manifest records the start; training always finishes its
+steps (a minute or two), so leave that much room.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import math
 import shutil
-import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from os import PathLike
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from agents.mcts.agent import MCTSAgent
-from agents.mcts.config import MCTSConfig
-from agents.nets.checkpoint import load_checkpoint, save_checkpoint
-from agents.nets.evaluator import NetEvaluator, resolve_device
-from agents.nets.features import input_planes
-from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.threads import check_threads, use_threads
-from agents.nets.training.plots import plot_losses, plot_winrates
-from agents.nets.training.replay import ReplayBuffer
+from agents.nets.checkpoint import load_checkpoint, resolve_model_path, save_checkpoint
+from agents.nets.evaluator import resolve_device
+from agents.nets.model import PolicyValueNet
+from agents.nets.threads import use_threads
+from agents.nets.training.gating import run_gate
+from agents.nets.training.generation import play_selfplay_games
+from agents.nets.training.ladder import run_ladder
+from agents.nets.training.manifest import Manifest, StartClock
+from agents.nets.training.plots import plot_elo, plot_gate, plot_losses
+from agents.nets.training.records import GameFile, GameRecord
+from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.step import (
     append_metrics,
     generator_state,
-    restart_metrics,
     restore_generators,
     seed_everything,
     train_step,
 )
-from agents.nets.training.supervised import machine_description
-from go_env.rules import Rules
-from go_env.state import Color, GoState
+from agents.nets.training.window import window_buffer
 
-__all__ = ["Gate", "SelfPlayConfig", "self_play_game", "train_selfplay"]
+__all__ = ["game_seed", "run_selfplay", "selfplay_worker"]
 
-Gate = Callable[[Path, Path, int, "SelfPlayConfig", Path], dict[str, Any]]
-"""``gate(candidate, best, iteration, config, out_dir) -> {"score", "low", "high", ...}``."""
+Log = Callable[[str], None]
+PROGRESS_EVERY = 10
+"""Games between progress lines of the self-play phase."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class SelfPlayConfig:
-    """A self-play run.
+def game_seed(seed: int, generation: int, index: int) -> int:
+    """The seed of game ``index`` of ``generation`` in a run seeded with ``seed``."""
+    return int(np.random.SeedSequence([seed, generation, index]).generate_state(1)[0])
 
-    Args:
-        net: The network's shape.
-        komi: Komi of the games (the board size is the network's).
-        max_moves: Move cap of the games (``None``: the rules' default, ``2*N*N``).
-        iterations: Iterations in all.
-        games: Self-play games per iteration.
-        sims: Simulations per move in self-play.
-        batch: Leaves evaluated together (virtual loss).
-        c: PUCT constant (``None``: the MCTS default, 0.5 after [LL20]).
-        temperature_moves: Moves sampled by visit counts at the start of each game.
-        noise_alpha: Dirichlet concentration of the root noise.
-        noise_weight: Weight of the root noise.
-        replay_size: Positions kept in the replay buffer.
-        train_steps: Optimizer steps per iteration.
-        batch_size: Examples per step.
-        lr: Learning rate (AdamW).
-        weight_decay: Weight decay.
-        eval_games: Games of each candidate against the best (paired colours).
-        eval_sims: Simulations per move in the evaluation games.
-        promote: Score rate at which the candidate becomes the best.
-        init: Checkpoint to start from (e.g. a supervised model; ``None``: random weights).
-        seed: Seed of the run.
-        device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
-        threads: Torch CPU threads (0: leave torch's setting).
-    """
 
-    net: NetConfig = dataclasses.field(default_factory=NetConfig)
-    komi: float = 7.5
-    max_moves: int | None = None
-    iterations: int = 10
-    games: int = 20
-    sims: int = 100
-    batch: int = 8
-    c: float | None = None
-    temperature_moves: int = 8
-    noise_alpha: float = 0.15
-    noise_weight: float = 0.25
-    replay_size: int = 50_000
-    train_steps: int = 200
-    batch_size: int = 64
-    lr: float = 1e-3
-    weight_decay: float = 1e-4
-    eval_games: int = 20
-    eval_sims: int = 50
-    promote: float = 0.55
-    init: str | None = None
-    seed: int = 0
-    device: str = "cpu"
-    threads: int = 1
+def _evaluator(config: SelfPlayConfig, model: str, generation: int, first: int) -> Any:
+    from agents.mcts.evaluator_plugins import make_evaluator
 
-    def __post_init__(self) -> None:
-        for name in (
-            "iterations",
-            "games",
-            "sims",
-            "batch",
-            "replay_size",
-            "train_steps",
-            "batch_size",
-            "eval_games",
-            "eval_sims",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-        if not 0 <= self.promote <= 1:
-            raise ValueError(f"promote must be in [0, 1], got {self.promote}")
-        check_threads(self.threads)
+    seed = int(
+        np.random.SeedSequence([config.seed, generation, first, 0xE7A1]).generate_state(1)[0]
+    )
+    return make_evaluator(config.evaluator_spec(model)).build(seed=seed)
 
-    @property
-    def rules(self) -> Rules:
-        """The rules of the games."""
-        return Rules(size=self.net.size, komi=self.komi, max_moves=self.max_moves)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        out = dataclasses.asdict(self)
-        out["net"] = self.net.to_dict()
-        return out
+def selfplay_worker(
+    indices: Iterator[int], config: dict[str, Any], model: str, generation: int, width: int
+) -> Iterator[GameRecord]:
+    """A worker process's games (the target of :class:`~agents.matches.stream_pool.StreamPool`)."""
+    run = SelfPlayConfig.from_dict(config)
+    use_threads(1)
+    evaluator = None
+    tasks = ((i, game_seed(run.seed, generation, i)) for i in indices)
+    first = next(tasks, None)
+    if first is None:
+        return
+    evaluator = _evaluator(run, model, generation, first[0])
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
-        """The config of :meth:`to_dict`'s output."""
-        return cls(**{**data, "net": NetConfig.from_dict(data["net"])})
+    def all_tasks() -> Iterator[tuple[int, int]]:
+        yield first
+        yield from tasks
 
-    def same_run(self, other: SelfPlayConfig) -> bool:
-        """Whether ``other`` continues this run (all equal but ``iterations``)."""
-        a, b = self.to_dict(), other.to_dict()
-        a.pop("iterations")
-        b.pop("iterations")
-        return a == b
+    yield from play_selfplay_games(evaluator, run.settings(), all_tasks(), width)
 
-    def search_spec(self, model: Path | str, sims: int) -> str:
-        """The ``mcts`` agent spec that searches with the network at ``model``."""
-        c = "" if self.c is None else f",c={self.c:g}"
-        return (
-            f"mcts:policy=puct,sims={sims},batch={self.batch}{c},"
-            f'evaluator="net:{model},threads={self.threads},device={self.device}"'
+
+def _games_of(out: Path, generation: int) -> GameFile:
+    return GameFile(out / "games" / f"gen-{generation:04d}.jsonl")
+
+
+class _Run:
+    """One start of a run (see the module docstring)."""
+
+    def __init__(
+        self,
+        out: Path,
+        config: SelfPlayConfig,
+        deadline: float,
+        log: Log,
+        on_game: Callable[[GameRecord], None] | None,
+    ) -> None:
+        self.out = out
+        self.config = config
+        self.deadline = deadline
+        self.say = log
+        self.on_game = on_game
+        self.clock = StartClock()
+        self.device = resolve_device(config.device)
+        path = out / "manifest.json"
+        if path.exists():
+            self.manifest = Manifest.load(path)
+            config.check_resume(self.manifest.data["config"])
+            self.manifest.data["config"] = config.to_dict()
+            self.say(
+                f"resuming generation {self.manifest.generation} at its {self.manifest.phase} "
+                f"phase (best: generation {self.manifest.data['best_generation']})"
+            )
+        else:
+            self.manifest = Manifest.create(path, config.to_dict())
+            self._initialise()
+        self.start = self.manifest.begin_start(config.workers, config.games_per_worker)
+        self.manifest.save()
+
+    # ------------------------------------------------------------------ set-up
+    def _initialise(self) -> None:
+        """The initial network (random or ``init``), the trainer's state, the manifest."""
+        config = self.config
+        rng = seed_everything(config.seed)
+        if config.init:
+            net = load_checkpoint(resolve_model_path(config.init)).build(self.device)
+            if net.config != config.net:
+                raise ValueError(
+                    f"--init {config.init} is a {net.config}, not the run's {config.net}; "
+                    "give the run the same --preset/--history/--tactical as the checkpoint"
+                )
+            origin = f"from {config.init}"
+        else:
+            net = PolicyValueNet(config.net).to(self.device)
+            origin = "tabula rasa (random weights)"
+        meta = {"generation": 0, "origin": origin, "config": config.to_dict()}
+        save_checkpoint(self.out / "nets" / "gen-0000.pt", net, meta=meta)
+        shutil.copyfile(self.out / "nets" / "gen-0000.pt", self.out / "best.pt")
+        optimizer = torch.optim.AdamW(
+            net.parameters(), lr=config.lr, weight_decay=config.weight_decay
+        )
+        self._save_trainer(net, optimizer, rng, trained=0, steps=0)
+        self.manifest.data["origin"] = origin
+        self.say(f"new run in {self.out}: {origin}, network {config.net.shape_name}")
+
+    def _save_trainer(
+        self,
+        net: PolicyValueNet,
+        optimizer: torch.optim.Optimizer,
+        rng: np.random.Generator,
+        *,
+        trained: int,
+        steps: int,
+        row: dict[str, Any] | None = None,
+    ) -> None:
+        save_checkpoint(
+            self.out / "state.pt",
+            net,
+            meta={"generation": trained},
+            train={
+                "optimizer": optimizer.state_dict(),
+                "generators": generator_state(rng),
+                "trained_generation": trained,
+                "steps": steps,
+                "row": row or {},
+            },
         )
 
+    # ------------------------------------------------------------------ the loop
+    def out_of_time(self) -> bool:
+        return time.monotonic() >= self.deadline
 
-def self_play_game(
-    net: PolicyValueNet, config: SelfPlayConfig, seed: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    """One self-play game of the network against itself.
+    def run(self) -> str:
+        """Play generations until the last one or the budget; ``"done"`` or ``"budget"``."""
+        m = self.manifest
+        status = "interrupted"  # what the manifest says if an exception ends the start
+        try:
+            while m.generation <= self.config.generations:
+                if self.out_of_time():
+                    status = "budget"
+                    break
+                g = m.generation
+                if m.phase == "selfplay":
+                    if not self.self_play(g):
+                        status = "budget"
+                        break
+                    m.advance("train")
+                    m.save()
+                    continue
+                if m.phase == "train":
+                    self.train(g)
+                    m.advance("gate")
+                    m.save()
+                    continue
+                if m.phase == "gate":
+                    if not self.gate(g):
+                        status = "budget"
+                        break
+                    m.advance("ladder")
+                    m.save()
+                    continue
+                if m.phase == "ladder":
+                    if not self.ladder(g):
+                        status = "budget"
+                        break
+                    self.finish(g)
+                    continue
+                raise ValueError(f"the manifest names an unknown phase {m.phase!r}")
+            else:
+                status = "done"
+        finally:
+            m.end_start(self.start, self.clock, status)
+            m.save()
+        return status
 
-    Returns:
-        Planes ``int8 (T, C, N, N)``, visit distributions ``float32 (T, N*N + 1)``, values
-        ``float32 (T,)`` (the result for the player to move) and the result string.
-    """
-    rules = config.rules
-    mcts = MCTSConfig(
-        sims=config.sims,
-        policy="puct",
-        c=config.c,
-        batch=config.batch,
-        noise_alpha=config.noise_alpha,
-        noise_weight=config.noise_weight,
-        temperature_moves=config.temperature_moves,
-        seed=seed,
-    )
-    evaluator = NetEvaluator(net, symmetry="random", seed=seed, device=config.device)
-    agent = MCTSAgent(mcts, evaluator=evaluator)
-    state = GoState(rules)
-    planes, policies, players = [], [], []
-    actions = rules.size * rules.size + 1
-    while not state.is_over:
-        move = agent.act(state)
-        stats = agent.last_stats
-        assert stats is not None
-        visits = np.zeros(actions, dtype=np.float32)
-        visits[stats.moves] = stats.visits
-        planes.append(input_planes(state, config.net.history, config.net.tactical))
-        policies.append(visits / max(visits.sum(), 1.0))
-        players.append(state.to_play)
-        state.play(move)
-    score = state.score()
-    black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
-    values = np.array([black if p == Color.BLACK else -black for p in players], np.float32)
-    return np.stack(planes), np.stack(policies), values, state.result()
-
-
-def _copy_net(net: PolicyValueNet) -> PolicyValueNet:
-    other = PolicyValueNet(net.config)
-    other.load_state_dict(net.state_dict())
-    return other.to(next(net.parameters()).device).eval()
-
-
-def train_selfplay(
-    out_dir: str | PathLike[str],
-    config: SelfPlayConfig,
-    *,
-    gate: Gate,
-    progress: bool = False,
-    log: Callable[[str], None] | None = None,
-) -> Path:
-    """Run (or resume) self-play training into ``out_dir``; returns the path of ``best.pt``.
-
-    Args:
-        out_dir: The output folder (see the module docstring).
-        config: The run.
-        gate: The evaluation of a candidate against the best, e.g.
-            :func:`agents.nets.training.gating.arena_gate`.
-        progress: Show progress bars on stderr.
-        log: Where to write one-line messages.
-
-    Raises:
-        ValueError: When the folder holds another run.
-    """
-    say = log or (lambda message: None)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    use_threads(config.threads)
-    device = resolve_device(config.device)
-    state_path, best_path, candidate_path = out / "state.pt", out / "best.pt", out / "candidate.pt"
-    metrics_path = out / "metrics.jsonl"
-    rng = seed_everything(config.seed)
-    if config.init:
-        candidate = load_checkpoint(config.init).build(device)
-        if candidate.config != config.net:
-            raise ValueError(f"init {config.init} is a {candidate.config}, not {config.net}")
-    else:
-        candidate = PolicyValueNet(config.net).to(device)
-    optimizer = torch.optim.AdamW(
-        candidate.parameters(), lr=config.lr, weight_decay=config.weight_decay
-    )
-    buffer = ReplayBuffer(
-        config.replay_size, (config.net.in_planes, config.net.size, config.net.size)
-    )
-    done = 0
-    if state_path.exists():
-        saved = load_checkpoint(state_path)
-        train = saved.train or {}
-        previous = SelfPlayConfig.from_dict(train["config"])
-        if not previous.same_run(config):
-            raise ValueError(
-                f"{out} holds another self-play run ({train['config']}); use another folder "
-                "or the same settings (only iterations may change)"
+    # ------------------------------------------------------------------ phases
+    def self_play(self, g: int) -> bool:
+        """Play the generation's missing games; ``False`` when the budget ran out first."""
+        config = self.config
+        store = _games_of(self.out, g)
+        have = store.read()
+        todo = [i for i in range(config.games) if i not in have]
+        if not todo:
+            return True
+        model = str(self.out / self.manifest.data["best"])
+        processes = min(config.workers, len(todo))
+        width = max(1, min(config.games_per_worker, math.ceil(len(todo) / processes)))
+        self.say(
+            f"generation {g}: self-play of {len(todo)} games ({len(have)} already played), "
+            f"{processes} workers x {width} games, network {self.manifest.data['best']}"
+        )
+        pool = None
+        if processes == 1:
+            evaluator = _evaluator(config, model, g, todo[0])
+            tasks = ((i, game_seed(config.seed, g, i)) for i in todo)
+            games: Iterator[GameRecord] = play_selfplay_games(
+                evaluator, config.settings(), tasks, width
             )
+        else:
+            from agents.matches.stream_pool import StreamPool
+
+            pool = StreamPool(selfplay_worker, (config.to_dict(), model, g, width), processes)
+            games = pool.games(todo)
+        started = time.monotonic()
+        done = 0
+        try:
+            for record in games:
+                store.append([record])
+                done += 1
+                self.manifest.update_start(
+                    self.start, self.clock, games=1, positions=record.positions
+                )
+                self.manifest.save()
+                if self.on_game is not None:
+                    self.on_game(record)
+                if done % PROGRESS_EVERY == 0 or done == len(todo):
+                    self._progress(g, done, len(todo), len(have), started)
+                if done < len(todo) and self.out_of_time():
+                    self.say(f"generation {g}: time budget reached after {done} games; stopping")
+                    return False
+        finally:
+            if pool is not None:
+                pool.close()
+            elif hasattr(games, "close"):
+                games.close()
+        return len(store.read()) >= config.games
+
+    def _progress(self, g: int, done: int, todo: int, before: int, started: float) -> None:
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed > 0 else float("nan")
+        left = (todo - done) / rate if rate > 0 else float("nan")
+        budget = self.deadline - time.monotonic()
+        budget_text = "" if math.isinf(budget) else f", budget left {budget / 60:.1f} min"
+        self.say(
+            f"generation {g}: {before + done}/{self.config.games} games, "
+            f"{rate * 3600:.0f} games/hour, self-play ETA {left / 60:.1f} min{budget_text}"
+        )
+
+    def train(self, g: int) -> None:
+        """Train the candidate on the window and save it as ``nets/gen-g.pt``."""
+        config = self.config
+        saved = load_checkpoint(self.out / "state.pt", map_location=str(self.device))
+        train = saved.train or {}
+        if int(train.get("trained_generation", -1)) >= g:  # trained before an interruption
+            self.manifest.data["current"] = {"generation": g, **train.get("row", {})}
+            return
+        candidate = PolicyValueNet(config.net).to(self.device)
         candidate.load_state_dict(saved.weights)
+        optimizer = torch.optim.AdamW(
+            candidate.parameters(), lr=config.lr, weight_decay=config.weight_decay
+        )
         optimizer.load_state_dict(train["optimizer"])
         rng = restore_generators(train["generators"])
-        done = int(train["iteration"])
-        buffer = ReplayBuffer.load(out / "replay.npz")
-        say(f"resumed after iteration {done}")
-    else:
-        save_checkpoint(best_path, candidate, meta={"iteration": 0, "config": config.to_dict()})
-    rows = restart_metrics(metrics_path, "iteration", done)
-    best = load_checkpoint(best_path).build(device)
-    for iteration in range(done + 1, config.iterations + 1):
-        started = time.perf_counter()
-        results = []
-        games = range(config.games)
-        if progress:
-            from tqdm import tqdm
-
-            games = tqdm(games, desc=f"iteration {iteration} self-play", file=sys.stderr)
-        for _ in games:
-            planes, policies, values, result = self_play_game(
-                best, config, int(rng.integers(0, 2**31 - 1))
-            )
-            buffer.add(planes, policies, values)
-            results.append(result)
-        play_seconds = time.perf_counter() - started
+        games: list[GameRecord] = []
+        for k in range(max(1, g - config.window + 1), g + 1):
+            games.extend(_games_of(self.out, k).read().values())
+        started = time.monotonic()
+        buffer = window_buffer(games, config.net, config.rules)
         losses = []
         for _ in range(config.train_steps):
             x, p, v = buffer.sample(config.batch_size, rng)
@@ -307,47 +332,150 @@ def train_selfplay(
                 train_step(
                     candidate,
                     optimizer,
-                    torch.from_numpy(x).to(device),
-                    torch.from_numpy(p).to(device),
-                    torch.from_numpy(v).to(device),
+                    torch.from_numpy(x).to(self.device),
+                    torch.from_numpy(p).to(self.device),
+                    torch.from_numpy(v).to(self.device),
                 )
             )
         candidate.eval()
-        meta = {"iteration": iteration, "config": config.to_dict()}
-        save_checkpoint(candidate_path, candidate, meta=meta)
-        judged = gate(candidate_path, best_path, iteration, config, out)
-        promoted = judged["score"] >= config.promote
-        if promoted:
-            shutil.copyfile(candidate_path, best_path)
-            best = _copy_net(candidate)
+        steps = int(train.get("steps", 0)) + config.train_steps
         row = {
-            "iteration": iteration,
-            "games": config.games,
-            "black_wins": sum(r.startswith("B") for r in results),
-            "positions": len(buffer),
             "train_policy": float(np.mean([x["policy"] for x in losses])),
             "train_value": float(np.mean([x["value"] for x in losses])),
-            "step": iteration * config.train_steps,
-            **judged,
-            "promoted": promoted,
-            "seconds_self_play": round(play_seconds, 1),
-            "seconds": round(time.perf_counter() - started, 1),
+            "step": steps,
+            "window_games": len(games),
+            "window_positions": len(buffer),
+            "train_seconds": round(time.monotonic() - started, 1),
         }
-        rows.append(row)
-        buffer.save(out / "replay.npz")
-        save_checkpoint(
-            state_path,
-            candidate,
-            meta={**meta, "machine": machine_description()},
-            train={
-                "config": config.to_dict(),
-                "optimizer": optimizer.state_dict(),
-                "iteration": iteration,
-                "generators": generator_state(rng),
-            },
+        meta = {"generation": g, **row, "config": config.to_dict()}
+        save_checkpoint(self.out / "nets" / f"gen-{g:04d}.pt", candidate, meta=meta)
+        self._save_trainer(candidate, optimizer, rng, trained=g, steps=steps, row=row)
+        self.manifest.data["current"] = {"generation": g, **row}
+        self.say(f"generation {g}: trained {json.dumps(row)}")
+
+    def gate(self, g: int) -> bool:
+        """The gate match; ``False`` when the budget ran out first."""
+        candidate = self.out / "nets" / f"gen-{g:04d}.pt"
+        best = self.out / self.manifest.data["best"]
+        result = run_gate(candidate, best, g, self.config, self.out, deadline=self.deadline)
+        if result.interrupted:
+            self.say(f"generation {g}: gate stopped by the budget after {result.games} games")
+            return False
+        current = self.manifest.data.setdefault("current", {"generation": g})
+        current.update(result.row())
+        if result.promoted:
+            self.manifest.data["best"] = f"nets/gen-{g:04d}.pt"
+            self.manifest.data["best_generation"] = g
+            shutil.copyfile(candidate, self.out / "best.pt")
+        self.say(
+            f"generation {g}: gate {result.decision or 'undecided'} after {result.games} games, "
+            f"score {result.score:.3f} [{result.low:.3f}, {result.high:.3f}]"
+            + (", promoted" if result.promoted else ", best kept")
         )
-        append_metrics(metrics_path, row)
-        say(json.dumps(row))
-        plot_losses(rows, out / "losses.png")
-        plot_winrates(rows, out / "winrates.png")
-    return best_path
+        return True
+
+    def ladder(self, g: int) -> bool:
+        """The Elo ladder when due; ``False`` when the budget ran out first."""
+        config = self.config
+        current = self.manifest.data.get("current", {})
+        due = bool(current.get("gate_promoted")) or (
+            config.ladder_every > 0 and g % config.ladder_every == 0
+        )
+        if not due:
+            return True
+        best = self.out / self.manifest.data["best"]
+        rows, interrupted = run_ladder(best, g, config, self.out, deadline=self.deadline)
+        if interrupted:
+            return False
+        path = self.out / "ladder.jsonl"
+        old = _read_rows(path)
+        kept = [r for r in old if r["generation"] != g]
+        for row in rows:
+            row["best_generation"] = self.manifest.data["best_generation"]
+        path.write_text("".join(json.dumps(r) + "\n" for r in [*kept, *rows]))
+        current["ladder"] = rows
+        for row in rows:
+            self.say(
+                f"generation {g}: ladder vs {row['anchor']}: {row['score']:.3f} over "
+                f"{row['games']} games, Elo {row['elo']}"
+            )
+        return True
+
+    def finish(self, g: int) -> None:
+        """Write the generation's metrics row and plots, and start the next generation."""
+        records = _games_of(self.out, g).read().values()
+        current = dict(self.manifest.data.pop("current", {}))
+        current.pop("ladder", None)
+        before = [r for r in self.manifest.data["generations"] if r["generation"] < g]
+        games = sum(r["games"] for r in before) + len(records)
+        positions = sum(r["positions"] for r in before) + sum(r.positions for r in records)
+        self.manifest.count_games(games, positions)
+        row = {
+            "generation": g,
+            "games": len(records),
+            "positions": sum(r.positions for r in records),
+            "black_wins": sum(r.winner > 0 for r in records),
+            "mean_moves": round(float(np.mean([len(r.moves) for r in records])), 1),
+            **{k: v for k, v in current.items() if k != "generation"},
+            "best_generation": self.manifest.data["best_generation"],
+            "total_games": games,
+            "total_positions": positions,
+            "cpu_seconds": self.manifest.data["totals"]["cpu_seconds"],
+        }
+        row = {
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in row.items()
+        }
+        metrics = self.out / "metrics.jsonl"
+        rows = [r for r in _read_rows(metrics) if r["generation"] < g]
+        metrics.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        append_metrics(metrics, row)
+        rows.append(row)
+        plot_losses(rows, self.out / "losses.png")
+        plot_gate(rows, self.out / "gate.png")
+        plot_elo(_read_rows(self.out / "ladder.jsonl"), self.out / "elo.png")
+        self.manifest.update_start(self.start, self.clock)
+        self.manifest.finish_generation(row)
+        self.manifest.save()
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_selfplay(
+    out: str | Path,
+    config: SelfPlayConfig,
+    *,
+    budget_minutes: float | None = None,
+    log: Log | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> str:
+    """Run (or resume) self-play training in ``out`` (module docstring).
+
+    Args:
+        out: The run folder.
+        config: The run's settings (a resumed run must match the manifest's, see
+            :meth:`SelfPlayConfig.check_resume`).
+        budget_minutes: Stop cleanly after this many minutes of this start (``None``: no
+            limit).
+        log: Where one-line messages go.
+        on_game: Called with each self-play game recorded (e.g. progress in a caller).
+
+    Returns:
+        ``"done"`` when ``config.generations`` are finished, ``"budget"`` when the budget
+        stopped this start (rerun to continue).
+
+    Raises:
+        ValueError: When the folder holds a run with other settings, or bad settings.
+    """
+    if budget_minutes is not None and not budget_minutes > 0:
+        raise ValueError(f"budget_minutes must be > 0, got {budget_minutes}")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    use_threads(config.threads)
+    deadline = float("inf") if budget_minutes is None else time.monotonic() + budget_minutes * 60
+    run = _Run(folder, config, deadline, log or (lambda message: None), on_game)
+    return run.run()

@@ -3,7 +3,7 @@
 The network learns to predict the move played (policy) and the game's result (value) at each
 position, on minibatches drawn at random with a random board symmetry per example
 (:mod:`agents.nets.training.data`). Optimiser: Adam (Boke Go's supervised training used Adam with
-learning rate 1e-3, ``backups-spec.md`` section 14) with weight decay, learning rate decayed
+learning rate 1e-3, ``docs/protocol.md#boke-go``) with weight decay, learning rate decayed
 by a cosine to a tenth over the run. A share of the games (not positions, so that positions of
 one game never sit on both sides) is held out to measure the validation losses.
 

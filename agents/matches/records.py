@@ -1,0 +1,314 @@
+"""Recorded runs: a match's games as SGF on demand, and a run folder copied into the record.
+
+A run's raw games live in its results file (:mod:`agents.matches.results`), move by move; a
+recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no SGF files.
+
+* :func:`export_sgf` writes one SGF file per game of a results file, plain or compressed:
+  the files ``gomcts arena --sgf``/``--out`` writes as it plays (:func:`game_record` is the
+  record both write), so an exported game is byte for byte the SGF the arena saved.
+* :func:`record_run` copies a run folder into the record: every results file compressed
+  (:func:`agents.stored.compress`), ``sgf/`` folders left out (they are exported on demand),
+  plots stored as 256-colour PNGs (line plots whose few hundred colours are antialiasing
+  shades; a third of the size, no visible change), JSON files with each list of numbers on
+  one line (the same values), everything else copied as it is.
+
+The command line is ``gomcts sgf export RUN [--out DIR]`` and ``gomcts record RUN DEST``
+(:mod:`agents.matches.records_cli`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from collections.abc import Callable
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from agents.matches.results import GameOutcome, ResultsError, read_results, stored_results
+from agents.stored import StoredFileError, compress, is_compressed
+from go_env.rules import KoRule, Rules
+from go_env.sgf import GameRecord, record_from_state, save_sgf
+from go_env.state import GoState
+
+__all__ = [
+    "RecordError",
+    "export_sgf",
+    "game_record",
+    "is_results_file",
+    "match_rules",
+    "record_run",
+    "sgf_name",
+]
+
+Say = Callable[[str], None]
+
+
+class RecordError(ValueError):
+    """A run folder or results file that cannot be exported or recorded."""
+
+
+def sgf_name(game: GameOutcome) -> str:
+    """The SGF file name of a game: ``game-00012.sgf``."""
+    return f"game-{game.index:05d}.sgf"
+
+
+def match_rules(match: dict[str, Any]) -> Rules:
+    """The rules of a results file's match configuration (its header's ``match``).
+
+    Raises:
+        RecordError: When the header holds no valid rules.
+    """
+    rules = match.get("rules")
+    if not isinstance(rules, dict):
+        raise RecordError("the results file's header has no 'rules'")
+    try:
+        return Rules(**{**rules, "ko": KoRule(rules.get("ko", KoRule.POSITIONAL.value))})
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"the results file's header has invalid rules {rules!r}: {exc}") from None
+
+
+def game_record(rules: Rules, seed: int, game: GameOutcome) -> GameRecord:
+    """The SGF record of an arena game (the arena saves it, :func:`export_sgf` rewrites it).
+
+    Args:
+        rules: The match's rules.
+        seed: The match seed (named in the game comment).
+        game: The game.
+
+    Raises:
+        go_env.errors.GoError: When a move of the game is illegal under ``rules``.
+    """
+    state = GoState(rules)
+    for move in game.moves:
+        state.play(move)
+    comment = (
+        f"arena game {game.index} (pair {game.pair}), match seed {seed}; "
+        f"opening of {len(game.opening)} moves; ended by {game.ended_by}; "
+        f"Tromp-Taylor score of the final board {game.raw_score:+g}"
+    )
+    if game.referee is not None:
+        comment += f"; {len(game.dead)} dead stones removed by the referee {game.referee}"
+    return record_from_state(
+        state, black=game.black, white=game.white, result=game.result, game_comment=comment
+    )
+
+
+def export_sgf(
+    run: str | PathLike[str], out: str | PathLike[str] | None = None, *, say: Say | None = None
+) -> list[Path]:
+    """Write one SGF file per game of a results file.
+
+    Args:
+        run: A run folder (its ``results.jsonl`` or ``results.jsonl.gz``) or a results file by
+            either name.
+        out: Folder of the SGF files (default: ``sgf/`` beside the results file).
+        say: Receives a progress line every 500 games and at the end.
+
+    Returns:
+        The files written, in game order.
+
+    Raises:
+        RecordError: When there is no results file at ``run`` or a game does not replay.
+        agents.matches.results.ResultsError: When the results file is corrupt.
+    """
+    path = stored_results(run)
+    if path is None:
+        raise RecordError(f"no results file at {run} (results.jsonl or results.jsonl.gz)")
+    match, games = read_results(path)
+    rules = match_rules(match)
+    seed = match.get("seed", 0)
+    folder = Path(out) if out is not None else path.parent / "sgf"
+    if folder.exists() and not folder.is_dir():
+        raise RecordError(f"--out {folder} is a file; give a folder for the SGF files")
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for number, index in enumerate(sorted(games), 1):
+        game = games[index]
+        try:
+            record = game_record(rules, seed, game)
+        except ValueError as exc:
+            raise RecordError(f"{path}: game {index} does not replay: {exc}") from None
+        target = folder / sgf_name(game)
+        save_sgf(record, target)
+        written.append(target)
+        if say is not None and number % 500 == 0:
+            say(f"[sgf] {number}/{len(games)} games")
+    if say is not None:
+        say(f"[sgf] {len(written)} SGF files in {folder}")
+    return written
+
+
+def _header(path: Path) -> dict[str, Any] | None:
+    """The first line of a JSON-lines file as an object (``None``: not one)."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 20)
+        value = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def is_results_file(path: str | PathLike[str]) -> bool:
+    """Whether a ``.jsonl`` file is a resumable results file whose readers take ``.gz``.
+
+    Arena matches and trap grids start with ``{"kind": "header", ...}``, the noise simulation
+    with ``{"settings": ...}``; other JSON-lines files (training metrics) stay plain.
+    """
+    header = _header(Path(path))
+    return header is not None and (header.get("kind") == "header" or "settings" in header)
+
+
+def _small_png(data: bytes) -> bytes:
+    """The plot as a 256-colour PNG when that is smaller (unchanged without Pillow)."""
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        return data
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.mode == "RGBA" and image.getchannel("A").getextrema() != (255, 255):
+                return data  # transparency: keep it as it is
+            palette = image.convert("RGB").quantize(
+                256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+            )
+            buffer = io.BytesIO()
+            palette.save(buffer, "PNG", optimize=True)
+    except (OSError, ValueError):
+        return data  # not a PNG Pillow reads: keep it
+    small = buffer.getvalue()
+    return small if len(small) < len(data) else data
+
+
+def _compact_json(data: bytes) -> bytes:
+    """A JSON document indented by 2, each list of numbers and strings on one line.
+
+    A match's opening book takes one line per opening, not one per move; the values are the
+    same (checked). A file that is not JSON is returned unchanged.
+    """
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return data
+
+    def dump(item: Any, depth: int) -> str:
+        pad, inner = "  " * depth, "  " * (depth + 1)
+        if isinstance(item, dict) and item:
+            body = ",\n".join(
+                f"{inner}{json.dumps(k)}: {dump(v, depth + 1)}" for k, v in item.items()
+            )
+            return "{\n" + body + "\n" + pad + "}"
+        if isinstance(item, list) and any(isinstance(v, (dict, list)) for v in item):
+            body = ",\n".join(f"{inner}{dump(v, depth + 1)}" for v in item)
+            return "[\n" + body + "\n" + pad + "]"
+        return json.dumps(item, separators=(", ", ": "))
+
+    compact = (dump(value, 0) + "\n").encode("utf-8")
+    return compact if json.loads(compact) == value and len(compact) < len(data) else data
+
+
+def record_run(
+    source: str | PathLike[str],
+    dest: str | PathLike[str] | None = None,
+    *,
+    say: Say | None = None,
+) -> dict[str, int]:
+    """Copy a run folder into the record (``docs/results/...``), in its recorded form.
+
+    Results files are stored compressed (``results.jsonl.gz``, checked as results files
+    first), ``sgf/`` folders are left out (:func:`export_sgf` writes them again), PNG plots
+    are stored as 256-colour PNGs, and every other file is copied as it is. A file of the
+    destination with the same name is replaced, a compressed results file by a newer plain
+    one and the other way round.
+
+    Args:
+        source: The run folder (e.g. ``runs/arena/...``).
+        dest: The folder of the record (created). ``None`` records the folder in place.
+        say: Receives one line per results file and a last line with the counts.
+
+    Returns:
+        Counts: ``files`` copied, ``compressed`` results files, ``plots``, ``sgf_left_out``,
+        and ``bytes_before``/``bytes_after`` (the source's files, the record's files).
+
+    Raises:
+        RecordError: When ``source`` is not a folder, ``dest`` lies inside it, or a results
+            file is corrupt (nothing of that file is recorded).
+    """
+    src = Path(source)
+    if not src.is_dir():
+        raise RecordError(f"{src} is not a run folder")
+    dst = src if dest is None else Path(dest)
+    if dst.exists() and not dst.is_dir():
+        raise RecordError(f"{dst} is a file; give the folder of the record")
+    if dst.resolve() != src.resolve() and dst.resolve().is_relative_to(src.resolve()):
+        raise RecordError(f"{dst} lies inside {src}; record it somewhere else")
+    counts = dict.fromkeys(
+        ("files", "compressed", "plots", "sgf_left_out", "bytes_before", "bytes_after"), 0
+    )
+    files = sorted(p for p in src.rglob("*") if p.is_file())
+    for path in files:
+        relative = path.relative_to(src)
+        counts["bytes_before"] += path.stat().st_size
+        if "sgf" in relative.parts[:-1] and path.suffix == ".sgf":
+            counts["sgf_left_out"] += 1
+            if dst == src:
+                path.unlink()
+            continue
+        target = dst / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".jsonl" and is_results_file(path):
+            _check_results(path)
+            size = path.stat().st_size
+            if target != path:
+                shutil.copyfile(path, target)
+                stale = target.with_name(target.name + ".gz")
+                if stale.exists():
+                    stale.unlink()  # an older compressed copy in the record
+            try:
+                packed = compress(target)
+            except StoredFileError as exc:
+                raise RecordError(f"not recorded: {exc}") from None
+            counts["compressed"] += 1
+            counts["bytes_after"] += packed.stat().st_size
+            if say is not None:
+                say(f"[record] {relative}: {size:,} -> {packed.stat().st_size:,} bytes (gzip)")
+            continue
+        if is_compressed(path) and path.name.endswith(".jsonl.gz"):
+            plain = target.with_name(target.name[: -len(".gz")])
+            if plain.exists() and plain != path:
+                plain.unlink()  # an older plain copy in the record
+        data = path.read_bytes()
+        if path.suffix == ".png":
+            data = _small_png(data)
+            counts["plots"] += 1
+        elif path.suffix == ".json":
+            data = _compact_json(data)
+        if target != path or data != path.read_bytes():
+            target.write_bytes(data)
+        counts["files"] += 1
+        counts["bytes_after"] += len(data)
+    if dst == src:
+        for folder in sorted((p for p in src.rglob("sgf") if p.is_dir()), reverse=True):
+            if not any(folder.iterdir()):
+                folder.rmdir()
+    if say is not None:
+        say(
+            f"[record] {dst}: {counts['files'] + counts['compressed']} files "
+            f"({counts['compressed']} results files compressed, {counts['plots']} plots), "
+            f"{counts['sgf_left_out']} SGF files left out; "
+            f"{counts['bytes_before']:,} -> {counts['bytes_after']:,} bytes"
+        )
+    return counts
+
+
+def _check_results(path: Path) -> None:
+    """Refuse a corrupt arena results file before it goes into the record."""
+    header = _header(path)
+    if header is None or "match" not in header:
+        return  # a trap grid or a simulation: its own reader checks it
+    try:
+        read_results(path)
+    except ResultsError as exc:
+        raise RecordError(f"not recorded: {exc}") from None

@@ -1,0 +1,72 @@
+"""The ``gomcts sgf export`` and ``gomcts record`` commands (entry-point group ``gomcts.commands``).
+
+``gomcts sgf export RUN [--out DIR]`` writes the SGF file of every game of a run's results file
+(plain or compressed); ``gomcts record RUN DEST`` copies a run folder into the record
+(``docs/results/...``) with its results file compressed and without SGF files. See
+:mod:`agents.matches.records` and ``docs/records.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["register_record", "register_sgf"]
+
+
+def register_sgf(subparsers: Any) -> None:
+    """Add the ``sgf`` subcommand (``gomcts sgf export``) to the ``gomcts`` parser."""
+    parser = subparsers.add_parser(
+        "sgf",
+        help="SGF files of recorded games (gomcts sgf export RUN)",
+        description="SGF files of a run's games, written from its results file.",
+    )
+    actions = parser.add_subparsers(dest="sgf_action", required=True)
+    export = actions.add_parser(
+        "export",
+        help="write one SGF file per game of a run",
+        description="Write one SGF file per game of a run's results file (results.jsonl or "
+        "results.jsonl.gz): the files the arena saved while it played, byte for byte.",
+    )
+    export.add_argument(
+        "run",
+        help="the run folder (e.g. docs/results/reproduction/li-lim-9x9/aa-mean) or its "
+        "results file",
+    )
+    export.add_argument(
+        "--out", default=None, metavar="DIR", help="folder of the SGF files (default RUN/sgf)"
+    )
+    export.set_defaults(func=_cmd_export)
+
+
+def register_record(subparsers: Any) -> None:
+    """Add the ``record`` subcommand to the ``gomcts`` parser."""
+    parser = subparsers.add_parser(
+        "record",
+        help="copy a finished run into the record (docs/results), results compressed",
+        description="Copy a run folder into the record: results files stored as "
+        "results.jsonl.gz, SGF folders left out (gomcts sgf export writes them again), plots "
+        "as 256-colour PNGs, every other file as it is.",
+    )
+    parser.add_argument("run", help="the run folder, e.g. runs/arena/my-match")
+    parser.add_argument(
+        "dest",
+        nargs="?",
+        default=None,
+        help="the record's folder, docs/results/<topic>/<run> (default: record RUN in place)",
+    )
+    parser.set_defaults(func=_cmd_record)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from agents.matches.records import export_sgf
+
+    export_sgf(args.run, args.out, say=print)
+    return 0
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    from agents.matches.records import record_run
+
+    record_run(args.run, args.dest, say=print)
+    return 0

@@ -1,0 +1,238 @@
+"""The settings of a self-play run (``gomcts train selfplay``), stored in its manifest.
+
+Everything that decides the games and the networks is a field of :class:`SelfPlayConfig`;
+a resumed run must have the same fields (:meth:`SelfPlayConfig.check_resume`), except those
+in :data:`RUNTIME_FIELDS`, which may change from one start to the next (more generations,
+more workers on a bigger machine, a stricter gate).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agents.nets.model import NetConfig
+from agents.nets.threads import check_threads
+from agents.nets.training.generation import GameSettings
+from go_env.rules import Rules
+
+__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig"]
+
+RUNTIME_FIELDS = frozenset(
+    {
+        "generations",
+        "games",
+        "workers",
+        "games_per_worker",
+        "device",
+        "threads",
+        "gate_games",
+        "gate_elo0",
+        "gate_elo1",
+        "gate_alpha",
+        "gate_beta",
+        "ladder_games",
+        "ladder_every",
+        "ladder_gnugo",
+    }
+)
+"""Fields a resumed run may change: how much to do, with what machine, and how strictly to
+judge (``games``: the next generations' length, e.g. to fit a generation into a session; the
+generation in progress plays up to the new number; the gate's test, e.g. a smaller
+``gate_elo1`` with more ``gate_games`` once the gains per generation shrink). The book, the
+fixed N of the gate and ladder, the searches and the training stay as the run began."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SelfPlayConfig:
+    """A self-play run (defaults and why: ``docs/nets.md``, "Self-play").
+
+    Args:
+        net: The network's shape and inputs (default: the ``paper-9x9`` preset).
+        komi: Komi of the games.
+        max_moves: Move cap (``None``: the rules' ``2*N*N``).
+        generations: Generations to reach (a rerun may raise it).
+        games: Self-play games per generation.
+        search: ``"gumbel"`` or ``"puct"`` (:mod:`agents.nets.training.generation`).
+        sims: Simulations of a full search.
+        fast_sims: Simulations of a fast search (playout cap randomisation).
+        full_share: Share of moves with a full search (1: playout cap off).
+        considered: Gumbel's ``m``.
+        c_visit: Gumbel's ``c_visit``.
+        c_scale: Gumbel's ``c_scale``.
+        c: PUCT constant.
+        noise_alpha: Dirichlet concentration (PUCT).
+        noise_weight: Dirichlet weight (PUCT).
+        temperature_moves: Moves sampled by visit counts (PUCT).
+        window: Generations of games in the replay window.
+        train_steps: Optimizer steps per generation.
+        batch_size: Examples per step.
+        lr: Learning rate (AdamW).
+        weight_decay: Weight decay.
+        gate_sims: Simulations per move of the gate's and the ladder's PUCT agents (fixed N).
+        gate_games: Most games of a gate match (the SPRT usually stops it sooner).
+        gate_elo0: The SPRT's H0 (candidate no better than ``elo0``).
+        gate_elo1: The SPRT's H1 (candidate at least ``elo1`` better).
+        gate_alpha: The SPRT's false-promotion rate.
+        gate_beta: The SPRT's false-rejection rate.
+        book_size: Openings of the gate's balanced book.
+        ladder_games: Games of the best network against each anchor.
+        ladder_every: Also measure the ladder every this many generations (0: only after a
+            promotion).
+        ladder_gnugo: GTP command of a GNU Go anchor (``""``: none).
+        init: Checkpoint to start from (``None``: tabula rasa, random weights).
+        evaluator: The ``net`` evaluator spec without a model (the run's network is filled
+            in), e.g. ``"net:symmetry=random,cache=100000"``; its options pass through.
+        seed: Seed of the run.
+        workers: Worker processes of self-play and of the gate.
+        games_per_worker: Games each worker plays at once, sharing network calls.
+        device: ``"cpu"``, ``"cuda"`` or ``"auto"`` (training; the evaluator has its own).
+        threads: Torch CPU threads of the training process.
+    """
+
+    net: NetConfig = dataclasses.field(default_factory=lambda: NetConfig.preset("paper-9x9"))
+    komi: float = 7.5
+    max_moves: int | None = None
+    generations: int = 100
+    games: int = 2500
+    search: Literal["gumbel", "puct"] = "gumbel"
+    sims: int = 64
+    fast_sims: int = 16
+    full_share: float = 0.25
+    considered: int = 16
+    c_visit: float = 50.0
+    c_scale: float = 0.1
+    c: float = 1.0
+    noise_alpha: float = 0.15
+    noise_weight: float = 0.25
+    temperature_moves: int = 8
+    window: int = 4
+    train_steps: int = 1000
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    gate_sims: int = 64
+    gate_games: int = 100
+    gate_elo0: float = 0.0
+    gate_elo1: float = 50.0
+    gate_alpha: float = 0.05
+    gate_beta: float = 0.1
+    book_size: int = 50
+    ladder_games: int = 40
+    ladder_every: int = 5
+    ladder_gnugo: str = ""
+    init: str | None = None
+    evaluator: str = "net"
+    seed: int = 0
+    workers: int = 1
+    games_per_worker: int = 16
+    device: str = "cpu"
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        for name in (
+            "generations",
+            "games",
+            "window",
+            "train_steps",
+            "batch_size",
+            "gate_sims",
+            "gate_games",
+            "book_size",
+            "ladder_games",
+            "workers",
+            "games_per_worker",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        if self.gate_games < 2:
+            raise ValueError(f"gate_games must be >= 2 (pairs of games), got {self.gate_games}")
+        if self.ladder_every < 0:
+            raise ValueError(f"ladder_every must be >= 0, got {self.ladder_every}")
+        for name in ("lr", "weight_decay"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if not self.evaluator.strip().startswith("net"):
+            raise ValueError(
+                f"evaluator must be a 'net' evaluator spec (e.g. 'net:symmetry=random'), "
+                f"got {self.evaluator!r}"
+            )
+        from agents.mcts.evaluator_plugins import make_evaluator
+
+        make_evaluator(self.evaluator_spec("default"))  # a bad option fails here, not later
+        check_threads(self.threads)
+        self.settings()  # validates the search fields
+        self.rules  # noqa: B018 - validates komi and the move cap
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the games (the board size is the network's)."""
+        return Rules(size=self.net.size, komi=self.komi, max_moves=self.max_moves)
+
+    def settings(self) -> GameSettings:
+        """How each self-play game is played."""
+        return GameSettings(
+            rules=self.rules,
+            search=self.search,
+            sims=self.sims,
+            fast_sims=self.fast_sims,
+            full_share=self.full_share,
+            considered=self.considered,
+            c_visit=self.c_visit,
+            c_scale=self.c_scale,
+            c=self.c,
+            noise_alpha=self.noise_alpha,
+            noise_weight=self.noise_weight,
+            temperature_moves=self.temperature_moves,
+        )
+
+    def evaluator_spec(self, model: str) -> str:
+        """The evaluator spec with ``model`` as its network (other options kept)."""
+        from agents.spec import POSITIONAL, parse_spec
+
+        _, params = parse_spec(self.evaluator)
+        params.pop(POSITIONAL, None)
+        return "net:" + ",".join([model, *(f"{k}={v}" for k, v in params.items())])
+
+    def agent_spec(self, model: str, name: str) -> str:
+        """The fixed-N PUCT agent of the gate and the ladder, with the network at ``model``."""
+        evaluator = self.evaluator_spec(model)
+        return (
+            f"mcts:policy=puct,sims={self.gate_sims},c={self.c:g},name={name},"
+            f'evaluator="{evaluator}"'
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        out = dataclasses.asdict(self)
+        out["net"] = self.net.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
+        """The config of :meth:`to_dict`'s output."""
+        return cls(**{**data, "net": NetConfig.from_dict(data["net"])})
+
+    def check_resume(self, saved: dict[str, Any]) -> None:
+        """Refuse to continue a run saved with other settings.
+
+        Raises:
+            ValueError: Naming the fields that differ.
+        """
+        mine = self.to_dict()
+        differ = sorted(
+            k
+            for k in set(mine) | set(saved)
+            if k not in RUNTIME_FIELDS and mine.get(k) != saved.get(k)
+        )
+        if differ:
+            shown = ", ".join(f"{k}: {saved.get(k)!r} -> {mine.get(k)!r}" for k in differ)
+            raise ValueError(
+                f"this folder holds a self-play run with other settings ({shown}); rerun with "
+                f"the same settings (only {', '.join(sorted(RUNTIME_FIELDS))} may change) or "
+                "use another --out folder"
+            )

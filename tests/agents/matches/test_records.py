@@ -1,0 +1,100 @@
+"""``gomcts sgf export`` and ``gomcts record``: a run's SGF files from its results file, and a
+run folder copied into the record."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from agents.matches.arena import MatchConfig, run_match
+from agents.matches.records import RecordError, export_sgf, record_run
+from agents.matches.records_cli import register_record, register_sgf
+from agents.matches.results import read_results
+from go_env.rules import Rules
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("run")
+    config = MatchConfig(agent_a="random", agent_b="random", games=4, rules=Rules(size=5), seed=3)
+    run_match(config, results=folder / "results.jsonl", workers=1, sgf_dir=folder / "sgf")
+    (folder / "summary.json").write_text('{"games": 4}\n')
+    trials = folder / "games" / "study"
+    trials.mkdir(parents=True)
+    (trials / "trial-00000.jsonl").write_bytes((folder / "results.jsonl").read_bytes())
+    (folder / "metrics.jsonl").write_text('{"step": 1}\n')
+    return folder
+
+
+def test_export_writes_the_sgf_files_the_arena_saved(run: Path, tmp_path: Path) -> None:
+    written = export_sgf(run, tmp_path / "out")
+    saved = sorted((run / "sgf").glob("*.sgf"))
+    assert (
+        [p.name for p in written]
+        == [p.name for p in saved]
+        == [f"game-{i:05d}.sgf" for i in range(4)]
+    )
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(written, saved, strict=True))
+
+
+def test_record_compresses_results_drops_sgf_and_exports_the_same_games(
+    run: Path, tmp_path: Path
+) -> None:
+    dest = tmp_path / "record"
+    lines: list[str] = []
+    counts = record_run(run, dest, say=lines.append)
+    assert counts["compressed"] == 2 and counts["sgf_left_out"] == 4
+    assert (dest / "results.jsonl.gz").exists() and not (dest / "results.jsonl").exists()
+    assert not (dest / "sgf").exists()
+    assert (dest / "games" / "study" / "trial-00000.jsonl.gz").exists()
+    assert (dest / "metrics.jsonl").read_text() == '{"step": 1}\n'  # not a results file
+    assert (dest / "summary.json").read_bytes() == (run / "summary.json").read_bytes()
+    assert (
+        gzip.decompress((dest / "results.jsonl.gz").read_bytes())
+        == (run / "results.jsonl").read_bytes()
+    )
+    assert read_results(dest / "results.jsonl") == read_results(run)
+    exported = export_sgf(dest)
+    assert [p.read_bytes() for p in exported] == [
+        p.read_bytes() for p in sorted((run / "sgf").glob("*.sgf"))
+    ]
+    assert (run / "results.jsonl").exists()  # the source is left as it was
+    assert lines[-1].startswith(f"[record] {dest}: ")
+    record_run(run, dest)  # recording again replaces the record's files
+    assert (dest / "results.jsonl.gz").exists() and not (dest / "results.jsonl").exists()
+
+
+def test_record_in_place_and_refusals(run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    record_run(run, copy)
+    export_sgf(copy)
+    assert (copy / "sgf").is_dir()
+    record_run(copy)  # in place: the SGF folder goes, the compressed file stays
+    assert not (copy / "sgf").exists() and (copy / "results.jsonl.gz").exists()
+    with pytest.raises(RecordError, match="inside"):
+        record_run(run, run / "sub")
+    with pytest.raises(RecordError, match="not a run folder"):
+        record_run(tmp_path / "missing", tmp_path / "x")
+    with pytest.raises(RecordError, match="no results file"):
+        export_sgf(tmp_path / "missing")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes() + b"[1]\n")
+    with pytest.raises(RecordError, match=r"not recorded: .*line 6: a list"):
+        record_run(bad, tmp_path / "bad-record")
+
+
+def test_the_commands_parse_and_run(run: Path, tmp_path: Path) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="gomcts")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register_sgf(sub)
+    register_record(sub)
+    args = parser.parse_args(["record", str(run), str(tmp_path / "rec")])
+    assert args.func(args) == 0
+    args = parser.parse_args(["sgf", "export", str(tmp_path / "rec"), "--out", str(tmp_path / "s")])
+    assert args.func(args) == 0
+    assert len(list((tmp_path / "s").glob("*.sgf"))) == 4

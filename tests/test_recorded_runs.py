@@ -1,0 +1,105 @@
+"""The recorded runs under docs/results: their tables regenerate from what the record keeps.
+
+A recorded run keeps its games in ``results.jsonl.gz`` and no SGF files
+(``docs/records.md``); these tests rebuild the reproduction's table from the record and
+compare it with the committed one, and export a recorded run's SGF files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = ROOT / "experiments" / "li-lim-9x9.toml"
+
+
+def test_the_reproduction_table_regenerates_from_the_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("optuna")
+    monkeypatch.chdir(ROOT)  # the table names its plan file relative to the repository
+    from tuning.plan import load_plan
+    from tuning.repro_table import BEGIN, END, results_table, to_markdown
+    from tuning.reproduce import study_so_far
+
+    plan = load_plan(PLAN.relative_to(ROOT))
+    table = results_table(plan, study_so_far)
+    committed = json.loads((plan.out / "results.json").read_text(encoding="utf-8"))
+    assert json.loads(json.dumps(table)) == committed
+    markdown = to_markdown(table)
+    assert markdown == (plan.out / "results.md").read_text(encoding="utf-8")
+    assert plan.docs is not None
+    assert f"{BEGIN}\n{markdown}{END}" in plan.docs.read_text(encoding="utf-8")
+
+
+def test_the_record_holds_no_sgf_and_every_match_row_is_compressed() -> None:
+    results = ROOT / "docs" / "results"
+    assert not list(results.rglob("*.sgf"))
+    from agents.matches.records import is_results_file
+
+    plain = [str(p) for p in results.rglob("*.jsonl") if is_results_file(p)]
+    assert not plain, f"results files not compressed (record them with gomcts record): {plain}"
+    assert len(list(results.rglob("results.jsonl.gz"))) >= 30
+
+
+TRAP_RUNS = sorted(p.parent for p in (ROOT / "docs" / "results" / "traps").rglob("table.md"))
+
+
+@pytest.mark.parametrize("run", TRAP_RUNS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_a_trap_grid_table_regenerates_from_the_record(run: Path) -> None:
+    from dataclasses import asdict
+
+    from agents.traps import GridConfig, TrapTreeConfig
+    from agents.traps.grid import read_grid
+    from agents.traps.report import markdown_table, summarise
+
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    setup = summary["setup"]
+    if "candidate" in summary:  # a study's verification grid: the candidate against its baseline
+        summary.update(
+            backups=[summary["baseline"], summary["candidate"]],
+            budgets=[summary["sims"]],
+            n_trees=summary["trees"],
+        )
+    config = GridConfig(
+        trees=TrapTreeConfig(**setup["trees"]),
+        backups=tuple(summary["backups"]),
+        budgets=tuple(summary["budgets"]),
+        n_trees=summary["n_trees"],
+        seed=setup["seed"],
+        policy=setup["policy"],
+        c=setup["c"],
+        chunk=setup["chunk"],
+    )
+    summaries = summarise(read_grid(run / "results.jsonl", config))
+    committed = (run / "table.md").read_text(encoding="utf-8")
+    assert committed.endswith(markdown_table(summaries, config.backups[0]))
+    cells = json.loads(json.dumps([asdict(s) for s in summaries]))
+    assert _close(cells, summary["cells"])  # intervals to the last bits of a float
+
+
+def _close(a: object, b: object) -> bool:
+    """Equal, floats to 1e-12 relative (a t quantile's last bits differ between versions)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    return a == b
+
+
+def test_the_noise_simulation_table_regenerates_from_the_record() -> None:
+    pytest.importorskip("optuna")
+    from agents.stored import read_stored
+    from tuning.simulation import format_table, summarize
+
+    run = ROOT / "docs" / "results" / "tuning" / "noise-simulation"
+    lines = read_stored(run / "results.jsonl.gz").decode("utf-8").splitlines()
+    rows = summarize([json.loads(line) for line in lines[1:] if line.strip()])
+    assert format_table(rows) + "\n" == (run / "table.md").read_text(encoding="utf-8")
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert _close(json.loads(json.dumps(rows)), summary["rows"])

@@ -1,0 +1,425 @@
+"""A Gaussian-process sampler that knows the noise of every trial, and its recommendation.
+
+A trial's winrate over ``n`` games has a known sampling variance (:mod:`tuning.samplers.noise`), of
+the same order as the differences a study looks for (about 0.004 at 60 games, a standard
+deviation of 6.5 points). Optuna's ``GPSampler`` learns one homoscedastic noise variance
+under a prior that pulls it towards zero, so it interpolates the noise; its expected
+improvement then chases the luckiest trial, and the best trial picked by raw winrate is
+biased up (the winner's curse, ``docs/tuning.md``).
+
+:class:`NoisyGPSampler` instead gives the GP each trial's own variance:
+
+* **Model**: BoTorch's ``SingleTaskGP`` with ``train_Yvar`` (a fixed, heteroscedastic
+  Gaussian noise per observation; Rasmussen & Williams, *Gaussian Processes for Machine
+  Learning*, 2006, §2.2), BoTorch's default kernel and priors (Hvarfner, Hellsten & Nardi,
+  *Vanilla Bayesian optimization performs great in high dimensions*, ICML 2024), outcomes
+  standardised, inputs scaled to the unit cube (log scale for log parameters). The kernel
+  hyperparameters are fitted by maximum marginal likelihood; the noise is not fitted.
+* **Acquisition**: ``qLogNoisyExpectedImprovement`` (Letham, Karrer, Ottoni & Bakshy,
+  *Constrained Bayesian optimization with noisy experiments*, Bayesian Analysis 2019, for
+  noisy EI: the improvement is taken over the GP's joint posterior at the evaluated points,
+  not over a noisy best value; Ament et al., *Unexpected improvements to expected
+  improvement for Bayesian optimization*, NeurIPS 2023, for its log form). Trials still
+  running (other workers) enter as pending points, so two workers do not propose the same
+  point.
+* **Recommendation** (:func:`recommend`): the evaluated point with the best posterior mean,
+  reported with its posterior standard deviation beside its raw winrate. The posterior mean
+  shrinks a lucky trial towards its neighbours, so it is not biased up the way the best raw
+  value is.
+
+Seeding: the acquisition's quasi-Monte-Carlo samples and its optimiser's restarts are seeded
+by ``(seed, trial number)``, like :class:`tuning.samplers.TrialSeededSampler`; a study run by one
+worker from start to end is reproducible. The start-up trials come from ``independent_sampler``.
+
+Only float parameters are modelled (the spaces of :mod:`tuning.search_spaces` have no
+others); any other parameter is left to ``independent_sampler``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import BaseDistribution, FloatDistribution
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.trial import FrozenTrial, TrialState
+
+from tuning.samplers.noise import trial_variance
+
+__all__ = [
+    "PROPOSED_KEY",
+    "NoisyGPSampler",
+    "Posterior",
+    "Recommendation",
+    "posterior_at_trials",
+    "recommend",
+]
+
+NoiseOf = Callable[[FrozenTrial], float]
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def _seed(*key: int) -> int:
+    return int(np.random.SeedSequence(list(key)).generate_state(1)[0] % (2**31 - 1))
+
+
+class _UnitCube:
+    """Float parameters to the unit cube and back (log parameters on a log scale)."""
+
+    def __init__(self, space: dict[str, FloatDistribution]) -> None:
+        self.names = sorted(space)
+        self.space = space
+        self.low = np.array([self._scale(space[n], space[n].low) for n in self.names])
+        self.high = np.array([self._scale(space[n], space[n].high) for n in self.names])
+
+    @staticmethod
+    def _scale(dist: FloatDistribution, value: float) -> float:
+        return math.log(value) if dist.log else float(value)
+
+    def to_cube(self, params: dict[str, Any]) -> np.ndarray:
+        raw = np.array([self._scale(self.space[n], params[n]) for n in self.names])
+        return np.clip((raw - self.low) / (self.high - self.low), 0.0, 1.0)
+
+    def from_cube(self, x: np.ndarray) -> dict[str, float]:
+        raw = self.low + np.clip(x, 0.0, 1.0) * (self.high - self.low)
+        out = {}
+        for name, value in zip(self.names, raw, strict=True):
+            dist = self.space[name]
+            v = math.exp(value) if dist.log else float(value)
+            out[name] = float(min(max(v, dist.low), dist.high))
+        return out
+
+
+def _float_space(space: dict[str, BaseDistribution]) -> dict[str, FloatDistribution]:
+    return {
+        name: dist
+        for name, dist in space.items()
+        if isinstance(dist, FloatDistribution) and not dist.single() and dist.step is None
+    }
+
+
+def _trials_space(trials: Sequence[FrozenTrial]) -> dict[str, FloatDistribution]:
+    """Float parameters every one of ``trials`` has, with the same distribution."""
+    if not trials:
+        return {}
+    common = dict(trials[0].distributions)
+    for trial in trials[1:]:
+        common = {
+            n: d for n, d in common.items() if trial.distributions.get(n) == d and n in trial.params
+        }
+    return _float_space(common)
+
+
+def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> Any:
+    """A fixed-noise ``SingleTaskGP`` on unit-cube inputs, hyperparameters by max likelihood."""
+    torch = _torch()
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from botorch.models.transforms.outcome import Standardize
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    train_x = torch.as_tensor(x, dtype=torch.float64)
+    train_y = torch.as_tensor(y, dtype=torch.float64).reshape(-1, 1)
+    train_yvar = torch.as_tensor(yvar, dtype=torch.float64).reshape(-1, 1)
+    with warnings.catch_warnings():
+        # InputDataWarning when every value is equal (e.g. all clear losers at 0): harmless,
+        # and optimiser chatter; a failed fit keeps the priors
+        warnings.simplefilter("ignore")
+        model = SingleTaskGP(
+            train_x, train_y, train_Yvar=train_yvar, outcome_transform=Standardize(m=1)
+        )
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        fit_gpytorch_mll(mll)
+    model.eval()
+    return model
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """The GP posterior of the latent winrate at the evaluated points.
+
+    Attributes:
+        trials: The COMPLETE trials, in study order.
+        mean: Posterior mean of each trial's latent winrate.
+        sd: Posterior standard deviation (without the observation noise).
+        value: Each trial's raw value.
+        noise_sd: Each trial's sampling standard deviation (what the GP was told).
+    """
+
+    trials: list[FrozenTrial]
+    mean: np.ndarray
+    sd: np.ndarray
+    value: np.ndarray
+    noise_sd: np.ndarray
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The evaluated point with the best posterior mean.
+
+    Attributes:
+        trial: Its trial.
+        mean: The posterior mean of its winrate.
+        sd: The posterior standard deviation.
+        value: Its raw winrate (biased up when it was selected by that value).
+        noise_sd: Its sampling standard deviation.
+    """
+
+    trial: FrozenTrial
+    mean: float
+    sd: float
+    value: float
+    noise_sd: float
+
+    def describe(self) -> str:
+        """``"trial 7: posterior mean 0.541 (sd 0.021), raw 0.600 over 60 games"``.
+
+        A trial of the trap-tree objective counts trees (its user attribute ``unit``).
+        """
+        attrs = self.trial.user_attrs
+        return (
+            f"trial {self.trial.number}: posterior mean {self.mean:.3f} (sd {self.sd:.3f}), "
+            f"raw {self.value:.3f} over {attrs.get('games', '?')} {attrs.get('unit', 'games')}"
+        )
+
+
+def _check_single_objective(study: optuna.Study) -> None:
+    if len(study.directions) > 1:
+        raise ValueError(
+            f"NoisyGPSampler optimises one objective; study {study.study_name!r} has "
+            f"{len(study.directions)}"
+        )
+
+
+def _sign(study_or_direction: Any) -> float:
+    direction = getattr(study_or_direction, "direction", study_or_direction)
+    return -1.0 if direction == optuna.study.StudyDirection.MINIMIZE else 1.0
+
+
+def posterior_at_trials(
+    trials: Sequence[FrozenTrial], *, noise: NoiseOf = trial_variance
+) -> Posterior:
+    """Fit the fixed-noise GP to ``trials`` and return its posterior at their points.
+
+    Args:
+        trials: COMPLETE trials of one study (their values as the study stores them).
+        noise: The sampling variance of a trial's value (default :func:`trial_variance`).
+
+    Raises:
+        ValueError: With no trial, or a trial without a recorded noise.
+    """
+    trials = [t for t in trials if t.state == TrialState.COMPLETE and t.value is not None]
+    if not trials:
+        raise ValueError("no COMPLETE trial: nothing to fit a posterior to")
+    value = np.array([float(t.value) for t in trials])  # type: ignore[arg-type]
+    yvar = np.array([noise(t) for t in trials])
+    noise_sd = np.sqrt(yvar)
+    space = _trials_space(trials)
+    if len(trials) < 2 or not space:
+        return Posterior(trials, value.copy(), noise_sd.copy(), value, noise_sd)
+    cube = _UnitCube(space)
+    x = np.stack([cube.to_cube(t.params) for t in trials])
+    model = _fit(x, value, yvar)
+    torch = _torch()
+    with torch.no_grad():
+        post = model.posterior(torch.as_tensor(x, dtype=torch.float64))
+        mean = post.mean.squeeze(-1).numpy()
+        sd = post.variance.clamp_min(0).sqrt().squeeze(-1).numpy()
+    return Posterior(trials, mean, sd, value, noise_sd)
+
+
+def recommend(study: optuna.Study, *, noise: NoiseOf = trial_variance) -> Recommendation | None:
+    """The COMPLETE trial of ``study`` with the best posterior mean (``None``: no trial).
+
+    The study's direction decides "best"; the posterior comes from
+    :func:`posterior_at_trials`.
+    """
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if not done:
+        return None
+    post = posterior_at_trials(done, noise=noise)
+    i = int(np.argmax(_sign(study) * post.mean))
+    return Recommendation(
+        trial=post.trials[i],
+        mean=float(post.mean[i]),
+        sd=float(post.sd[i]),
+        value=float(post.value[i]),
+        noise_sd=float(post.noise_sd[i]),
+    )
+
+
+PROPOSED_KEY = "noisy_gp:proposed"
+"""System attribute set to ``True`` on a trial whose point the GP proposed."""
+
+
+class NoisyGPSampler(BaseSampler):
+    """Fixed-noise GP with noisy expected improvement (see the module docstring).
+
+    Args:
+        seed: Seeds the acquisition (with the trial number).
+        n_startup_trials: COMPLETE trials drawn by ``independent_sampler`` before the GP.
+        independent_sampler: Start-up points and parameters the GP does not model
+            (default: Optuna's ``RandomSampler(seed)``).
+        noise: The sampling variance of a trial's value (default
+            :func:`tuning.samplers.noise.trial_variance`, which reads the trial's user attributes).
+        num_restarts: Starting points of the acquisition's gradient optimiser.
+        raw_samples: Random points scored to choose those starting points.
+        mc_samples: Quasi-Monte-Carlo samples of the acquisition.
+
+    Raises:
+        ValueError: For a count below 1.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        n_startup_trials: int = 10,
+        independent_sampler: BaseSampler | None = None,
+        noise: NoiseOf = trial_variance,
+        num_restarts: int = 8,
+        raw_samples: int = 256,
+        mc_samples: int = 128,
+    ) -> None:
+        for name, value in (
+            ("n_startup_trials", n_startup_trials),
+            ("num_restarts", num_restarts),
+            ("raw_samples", raw_samples),
+            ("mc_samples", mc_samples),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+        self.seed = seed
+        self.n_startup_trials = n_startup_trials
+        self.independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self.noise = noise
+        self.num_restarts = num_restarts
+        self.raw_samples = raw_samples
+        self.mc_samples = mc_samples
+        self._space = IntersectionSearchSpace()
+
+    def infer_relative_search_space(
+        self, study: optuna.Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        """The float parameters every finished trial has."""
+        _check_single_objective(study)
+        return dict(_float_space(self._space.calculate(study)))
+
+    def sample_relative(
+        self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        """Maximise ``qLogNoisyExpectedImprovement`` of the fixed-noise GP.
+
+        Like Optuna's samplers, it returns a value for every parameter of ``search_space``:
+        the GP's proposal for the continuous floats once ``n_startup_trials`` trials have
+        finished, ``independent_sampler``'s value for the rest (and for all of them before).
+        """
+        _check_single_objective(study)
+        params = self._gp_params(study, trial, _float_space(search_space))
+        for name, dist in search_space.items():
+            if name not in params:
+                params[name] = self.independent_sampler.sample_independent(study, trial, name, dist)
+        return params
+
+    def _gp_params(
+        self, study: optuna.Study, trial: FrozenTrial, space: dict[str, FloatDistribution]
+    ) -> dict[str, Any]:
+        """The GP's proposal for ``space`` (``{}`` before enough trials have finished)."""
+        if not space:
+            return {}
+        done = [
+            t
+            for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            if t.value is not None and all(n in t.params for n in space)
+        ]
+        if len(done) < max(self.n_startup_trials, 2):
+            return {}
+        cube = _UnitCube(space)
+        x = np.stack([cube.to_cube(t.params) for t in done])
+        y = _sign(study) * np.array([float(t.value) for t in done])  # type: ignore[arg-type]
+        yvar = np.array([self.noise(t) for t in done])
+        running = [
+            t
+            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+            if t.number != trial.number and all(n in t.params for n in space)
+        ]
+        pending = np.stack([cube.to_cube(t.params) for t in running]) if running else None
+        params = cube.from_cube(self._propose(x, y, yvar, pending, _seed(self.seed, trial.number)))
+        # mark the trial so that users (and other workers) can tell model points from start-up
+        study._storage.set_trial_system_attr(trial._trial_id, PROPOSED_KEY, True)
+        return params
+
+    def _propose(
+        self, x: np.ndarray, y: np.ndarray, yvar: np.ndarray, pending: np.ndarray | None, seed: int
+    ) -> np.ndarray:
+        torch = _torch()
+        from botorch.acquisition.logei import qLogNoisyExpectedImprovement
+        from botorch.optim import optimize_acqf
+        from botorch.sampling import SobolQMCNormalSampler
+
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            model = _fit(x, y, yvar)
+            acqf = qLogNoisyExpectedImprovement(
+                model=model,
+                X_baseline=torch.as_tensor(x, dtype=torch.float64),
+                X_pending=None
+                if pending is None
+                else torch.as_tensor(pending, dtype=torch.float64),
+                sampler=SobolQMCNormalSampler(torch.Size([self.mc_samples]), seed=seed),
+            )
+            d = x.shape[1]
+            bounds = torch.stack([torch.zeros(d), torch.ones(d)]).to(torch.float64)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # optimiser chatter (retries are built in)
+                candidate, _ = optimize_acqf(
+                    acqf,
+                    bounds=bounds,
+                    q=1,
+                    num_restarts=self.num_restarts,
+                    raw_samples=self.raw_samples,
+                    options={"batch_limit": self.num_restarts, "maxiter": 100},
+                )
+        return candidate.detach().squeeze(0).numpy()
+
+    def sample_independent(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        """Start-up points and unmodelled parameters: from ``independent_sampler``."""
+        _check_single_objective(study)
+        return self.independent_sampler.sample_independent(
+            study, trial, param_name, param_distribution
+        )
+
+    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        """Pass on to ``independent_sampler``."""
+        self.independent_sampler.before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        """Pass on to ``independent_sampler``."""
+        self.independent_sampler.after_trial(study, trial, state, values)
+
+    def reseed_rng(self) -> None:
+        """Pass on to ``independent_sampler`` (the GP's streams derive from trial numbers)."""
+        self.independent_sampler.reseed_rng()
