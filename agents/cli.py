@@ -3,6 +3,11 @@
 Built-in subcommands live here (``play``, ``list``); other packages add theirs through the
 entry-point group ``gomcts.commands`` (an entry is a function ``register(subparsers)``), so
 that ``agents`` never imports ``tuning``.
+
+Optional dependencies come in extras (``pyproject.toml``). A command whose package is missing
+(``gomcts tune`` without ``optuna``, ``gomcts arena`` without ``tqdm``) says which extra to
+install, ``pip install 'gomcts[EXTRA]'``, instead of a traceback or argparse's "invalid
+choice".
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from agents.base import AgentError
 from agents.game import play_game
 from agents.plugins import PluginError, Registry
 from agents.registry import AGENTS, make_agent
@@ -25,7 +31,60 @@ from go_env.errors import GoError
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
-__all__ = ["add_rules_arguments", "main", "os_error_message", "output_folder", "rules_from_args"]
+__all__ = [
+    "EXTRA_OF_MODULE",
+    "add_rules_arguments",
+    "main",
+    "missing_extra",
+    "os_error_message",
+    "output_folder",
+    "rules_from_args",
+]
+
+#: The extra of ``pyproject.toml`` that installs each optional top-level module.
+EXTRA_OF_MODULE = {
+    "tqdm": "agents",
+    "matplotlib": "agents",
+    "torch": "nets",
+    "optuna": "tuning",
+    "scipy": "tuning",
+    "tomli": "tuning",
+    "sqlalchemy": "tuning",
+    "greenlet": "tuning",
+    "botorch": "botorch",
+    "gpytorch": "botorch",
+    "linear_operator": "botorch",
+    "psycopg2": "postgres",
+    "ray": "cluster",
+    "onnxruntime": "onnx",
+    "onnx": "onnx",
+    "optuna_dashboard": "dashboard",
+    "pyspiel": "bench",
+    "pygame": "bench",
+}
+#: Commands that could not be registered for a missing module: name -> the sentence to print.
+_UNAVAILABLE: dict[str, str] = {}
+
+
+def missing_extra(exc: ImportError) -> str | None:
+    """A sentence naming the extra to install for ``exc``, or ``None`` when it is no such case.
+
+    An ``ImportError`` whose message already says what to ``pip install`` (as the samplers'
+    do) is its own sentence; a ``ModuleNotFoundError`` of an optional module gets one built
+    from :data:`EXTRA_OF_MODULE`.
+    """
+    if "pip install" in str(exc):
+        return str(exc)
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        root = exc.name.split(".")[0]
+        extra = EXTRA_OF_MODULE.get(root)
+        if extra is not None:
+            return (
+                f"this needs the Python package {root!r}, which is not installed; it comes with "
+                f"the extra {extra!r}: pip install 'gomcts[{extra}]' (from a clone: "
+                f"pip install -e '.[{extra}]')"
+            )
+    return None
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,21 +158,17 @@ def os_error_message(exc: OSError, folder: object = None) -> str:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from agents.base import AgentError
     from go_env.sgf import record_from_state, save_sgf
 
     rules = rules_from_args(args)
     black_spec = args.black if args.seed is None else _seeded(args.black, args.seed)
     white_spec = args.white if args.seed is None else _seeded(args.white, args.seed + 1)
-    try:  # an AgentError: e.g. a net: agent whose model file is not a checkpoint
-        black = make_agent(black_spec)
-    except AgentError as exc:
-        return _play_error(exc)
+    black = make_agent(black_spec)
     try:
         white = make_agent(white_spec)
-    except AgentError as exc:
+    except BaseException:
         black.close()
-        return _play_error(exc)
+        raise
 
     def show(state: GoState, move: int) -> None:
         if args.quiet:
@@ -126,8 +181,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     try:
         result = play_game(black, white, rules, on_move=show)
-    except AgentError as exc:
-        return _play_error(exc)
     finally:
         black.close()
         white.close()
@@ -143,11 +196,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
         save_sgf(record, path)
         print(f"saved {path}")
     return 0
-
-
-def _play_error(exc: Exception) -> int:
-    print(f"gomcts play: error: {exc}", file=sys.stderr)
-    return 2
 
 
 def _seeded(spec: str, seed: int) -> str:
@@ -198,6 +246,17 @@ def build_parser() -> argparse.ArgumentParser:
     for ep in entry_points(group="gomcts.commands"):
         try:
             ep.load()(sub)
+        except ImportError as exc:
+            reason = missing_extra(exc)
+            if reason is None:
+                print(
+                    f"warning: command plugin {ep.name!r} ({ep.value}) failed: {exc}",
+                    file=sys.stderr,
+                )
+                continue
+            _UNAVAILABLE[ep.name] = reason
+            extra = reason.split("pip install ", 1)[1].split(" ")[0]
+            sub.add_parser(ep.name, help=f"(not installed: pip install {extra})", add_help=False)
         except Exception as exc:  # a broken extension must not break the CLI
             print(
                 f"warning: command plugin {ep.name!r} ({ep.value}) failed: {exc}", file=sys.stderr
@@ -208,19 +267,30 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``gomcts`` command line; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((word for word in words if not word.startswith("-")), None)
+    if command in _UNAVAILABLE:
+        print(f"gomcts {command}: error: {_UNAVAILABLE[command]}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(words)
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # here, where a closed pipe can still be caught
         return code
     except BrokenPipeError:
         return _reader_gone()
-    except (SpecError, PluginError, GoError, ValueError) as exc:
+    except (SpecError, PluginError, GoError, AgentError, ValueError) as exc:
         print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a read-only folder, a full disk, a file where a folder should be
         message = os_error_message(exc, getattr(args, "out", None))
         print(f"gomcts {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        reason = missing_extra(exc)
+        if reason is None:
+            raise
+        print(f"gomcts {args.command}: error: {reason}", file=sys.stderr)
         return 2
 
 

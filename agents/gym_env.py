@@ -1,33 +1,41 @@
-"""Go against any agent spec as a Gymnasium environment (``agents:GoVsAgent-v0``).
+"""Go against any agent spec as a Gymnasium environment (``go_env/GoVsAgent-v0``).
 
 :class:`go_env.single_agent.GoVsOpponentEnv` takes an opponent callable, so that ``go_env``
-imports no agent code; this module resolves agent specs into such opponents:
+imports no agent code; this module resolves agent specs into such opponents. ``import go_env``
+registers the id with this module's :func:`make_env` as its entry point (a string: the module
+is imported when the id is made):
 
-    >>> import gymnasium
-    >>> env = gymnasium.make("agents.gym_env:GoVsAgent-v0", opponent="random", board_size=5)
+    >>> import gymnasium, go_env
+    >>> env = gymnasium.make("go_env/GoVsAgent-v0", opponent="random", board_size=5)
     >>> obs, info = env.reset(seed=0)
     >>> obs["action_mask"].shape
     (26,)
 
-or without the registry, ``make_env("mcts:sims=50", board_size=9, colour="black")``.
+or without the registry, ``make_env("mcts:sims=50", board_size=9, colour="black")``. The id
+without a namespace, ``GoVsAgent-v0`` (registered by importing this module, also as
+``"agents.gym_env:GoVsAgent-v0"``), still works with a ``DeprecationWarning`` and goes in the
+next release.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any
 
 import gymnasium
 
 from agents.base import Agent
 from agents.registry import agent_config, make_agent
-from go_env.single_agent import GoVsOpponentEnv, Opponent
+from go_env.single_agent import AGENT_ENV_ID, GoVsOpponentEnv, Opponent
 from go_env.state import GoState
 
-__all__ = ["ENV_ID", "SpecOpponent", "make_env"]
+__all__ = ["DEPRECATED_ENV_ID", "ENV_ID", "SpecOpponent", "make_env"]
 
-ENV_ID = "GoVsAgent-v0"
-"""Registered on import; ``gymnasium.make("agents.gym_env:GoVsAgent-v0", opponent=SPEC)``."""
+ENV_ID = AGENT_ENV_ID
+"""``go_env/GoVsAgent-v0``: ``gymnasium.make(ENV_ID, opponent=SPEC)`` after ``import go_env``."""
+DEPRECATED_ENV_ID = "GoVsAgent-v0"
+"""The id of old, without a namespace: warns, then makes the same environment."""
 
 
 class SpecOpponent:
@@ -83,5 +91,16 @@ def make_env(opponent: str | Opponent = "random", **kwargs: Any) -> GoVsOpponent
     return GoVsOpponentEnv(resolved, **kwargs)
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(ENV_ID, entry_point="agents.gym_env:make_env")
+def make_env_deprecated(opponent: str | Opponent = "random", **kwargs: Any) -> GoVsOpponentEnv:
+    """:func:`make_env` under the old id ``GoVsAgent-v0``, with a ``DeprecationWarning``."""
+    warnings.warn(
+        f"the Gymnasium id {DEPRECATED_ENV_ID!r} is deprecated and goes in the next release; "
+        f"use {ENV_ID!r} (registered by `import go_env`)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return make_env(opponent, **kwargs)
+
+
+if DEPRECATED_ENV_ID not in gymnasium.registry:
+    gymnasium.register(DEPRECATED_ENV_ID, entry_point="agents.gym_env:make_env_deprecated")

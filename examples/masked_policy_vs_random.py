@@ -86,8 +86,12 @@ def main() -> None:
 
     rng = np.random.default_rng(args.seed)
     history = 1
-    env = make_env("random", board_size=args.size, komi=args.komi, history=history)
-    eval_env = make_env("random", board_size=args.size, komi=args.komi, history=history)
+    env = make_env(
+        "random", board_size=args.size, komi=args.komi, history=history, observation_format="hwc"
+    )
+    eval_env = make_env(
+        "random", board_size=args.size, komi=args.komi, history=history, observation_format="hwc"
+    )
     policy = MaskedLinearPolicy(args.size, history, rng)
     baseline, steps, games, next_eval = 0.0, 0, 0, 0
     started = time.perf_counter()

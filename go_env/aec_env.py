@@ -33,6 +33,7 @@ from pettingzoo.utils import wrappers
 from go_env.coords import to_gtp
 from go_env.errors import IllegalMoveError, IllegalReason
 from go_env.features import PLANE_DTYPE, HistoryPlanesHWC, history_planes_hwc, num_planes
+from go_env.observation_format import ObservationFormat, check_format, convert, planes_space
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
 from go_env.state import Color, GoState
@@ -95,6 +96,9 @@ class GoEnv(AECEnv, EzPickle):
         render_mode: ``None``, ``"ansi"`` (:meth:`render` returns a text board),
             ``"rgb_array"`` (an ``(H, W, 3)`` ``uint8`` image) or ``"human"`` (prints the text
             board after every reset and step).
+        observation_format: Layout of the observation planes: ``"hwc"`` (``int8 (N, N, C)``,
+            the default), ``"chw"`` (``float32 (C, N, N)``) or ``"flat"`` (``float32
+            (C * N * N,)``); see :mod:`go_env.observation_format`.
 
     Raises:
         ValueError: When an argument is out of range; the message names it and what is allowed.
@@ -131,6 +135,7 @@ class GoEnv(AECEnv, EzPickle):
         handicap: int = 0,
         history: int = 8,
         render_mode: str | None = None,
+        observation_format: ObservationFormat = "hwc",
     ) -> None:
         EzPickle.__init__(
             self,
@@ -142,8 +147,10 @@ class GoEnv(AECEnv, EzPickle):
             handicap=handicap,
             history=history,
             render_mode=render_mode,
+            observation_format=observation_format,
         )
         super().__init__()
+        self.observation_format = check_format(observation_format)
         size = _check_board_size(board_size)
         self._history = _check_history(history)
         self.render_mode = _check_render_mode(render_mode)
@@ -162,8 +169,8 @@ class GoEnv(AECEnv, EzPickle):
         obs_space = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(
-                        0, 1, (size, size, num_planes(self._history)), dtype=PLANE_DTYPE
+                    "observation": planes_space(
+                        size, num_planes(self._history), self.observation_format
                     ),
                     "action_mask": spaces.Box(0, 1, (size * size + 1,), dtype=np.int8),
                 }
@@ -186,13 +193,21 @@ class GoEnv(AECEnv, EzPickle):
         self._start()
 
     @classmethod
-    def from_rules(cls, rules: Rules, *, history: int = 8, render_mode: str | None = None) -> GoEnv:
+    def from_rules(
+        cls,
+        rules: Rules,
+        *,
+        history: int = 8,
+        render_mode: str | None = None,
+        observation_format: ObservationFormat = "hwc",
+    ) -> GoEnv:
         """An environment playing under ``rules`` (size, komi, ko, suicide, cap, handicap).
 
         Args:
             rules: The rules of the games.
             history: Number of positions k in the observation.
             render_mode: As for the constructor.
+            observation_format: As for the constructor.
         """
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a go_env.rules.Rules, got {type(rules).__name__}")
@@ -205,6 +220,7 @@ class GoEnv(AECEnv, EzPickle):
             handicap=rules.handicap,
             history=history,
             render_mode=render_mode,
+            observation_format=observation_format,
         )
 
     # -- PettingZoo API ---------------------------------------------------------------------
@@ -221,11 +237,16 @@ class GoEnv(AECEnv, EzPickle):
         """Start a new game (with the handicap stones, if any).
 
         Args:
-            seed: Accepted for the PettingZoo API; the game itself has no randomness, so every
-                reset gives the same starting position. Seed the action spaces to make sampled
-                actions reproducible.
+            seed: The game itself has no randomness, so every reset gives the same starting
+                position; a seed seeds each agent's action space (with seeds drawn from it),
+                so that a loop sampling ``env.action_space(agent).sample(mask)`` after
+                ``reset(seed=s)`` repeats exactly.
             options: Accepted for the PettingZoo API and ignored.
         """
+        if seed is not None:
+            streams = np.random.SeedSequence(seed).generate_state(len(AGENTS))
+            for agent, stream in zip(AGENTS, streams, strict=True):
+                self.action_spaces[agent].seed(int(stream))
         self._state = GoState(self._rules)
         self._start()
         if self.render_mode == "human":
@@ -236,7 +257,8 @@ class GoEnv(AECEnv, EzPickle):
 
         Returns:
             ``{"observation": int8 (N, N, 2k + 1), "action_mask": int8 (N * N + 1,)}``, both new
-            arrays. The mask is all zeros unless it is ``agent``'s turn in a running game.
+            arrays (the planes in the ``observation_format`` layout). The mask is all zeros
+            unless it is ``agent``'s turn in a running game.
         """
         planes_of = self._planes.get(agent)
         if planes_of is None:
@@ -255,7 +277,7 @@ class GoEnv(AECEnv, EzPickle):
             mask = self._mask.copy()
         else:
             mask = np.zeros(self._pass + 1, dtype=np.int8)
-        return {"observation": planes, "action_mask": mask}
+        return {"observation": convert(planes, self.observation_format), "action_mask": mask}
 
     def step(self, action: int | np.integer[Any] | None) -> None:
         """Play ``action`` for the agent to move (``None`` for an agent whose game has ended).
@@ -638,6 +660,7 @@ def env(
     handicap: int = 0,
     history: int = 8,
     render_mode: str | None = None,
+    observation_format: ObservationFormat = "hwc",
 ) -> AECEnv:
     """Go with PettingZoo's standard wrappers, as for its classic environments.
 
@@ -663,5 +686,6 @@ def env(
         handicap=handicap,
         history=history,
         render_mode=render_mode,
+        observation_format=observation_format,
     )
     return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(raw, illegal_reward=-1)))

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from os import PathLike
 from pathlib import Path
 
@@ -582,12 +583,22 @@ def _escape(value: str) -> str:
 
 
 def _format_komi(komi: float) -> str:
-    if komi == 0:
+    """``KM``'s text, read back by :func:`_number` as exactly ``komi``.
+
+    A plain decimal (SGF's Real) when one of at most :data:`_MAX_NUMBER_CHARS` characters holds
+    the value; otherwise (e.g. ``1e+300``) the exponent form, which the reader also accepts.
+    """
+    value = float(komi)
+    if value == 0:
         return "0"
-    if float(komi).is_integer():
-        return str(int(komi))
-    text = repr(float(komi))
-    return text if "e" not in text else f"{komi:.12f}".rstrip("0")
+    shortest = repr(value)
+    if value.is_integer():
+        plain = str(int(value))
+    elif "e" in shortest:
+        plain = format(Decimal(shortest), "f")
+    else:
+        plain = shortest
+    return plain if len(plain) <= _MAX_NUMBER_CHARS else shortest
 
 
 def _check_record(record: GameRecord) -> None:

@@ -7,11 +7,23 @@ opponent's. The opponent is any callable ``opponent(state) -> action`` or any ob
 ``go_env`` imports no agent code, and :func:`agents.gym_env.make_env` builds the opponent from an
 agent spec (``"random"``, ``"mcts:sims=100"``).
 
-Observation: a dict of ``observation``, the learner's planes of :mod:`go_env.features` (as in
-the PettingZoo environment: its stones first, ``(N, N, 2k + 1)`` ``int8``), and
-``action_mask``, ``int8 (N*N + 1,)``, 1 for each legal move. :meth:`GoVsOpponentEnv.action_masks`
-returns the same mask as booleans, the method action-masked PPO implementations (e.g.
-sb3-contrib's ``MaskablePPO``) call.
+Observation: a dict of ``observation``, the learner's planes of :mod:`go_env.features` (its
+stones first, as in the PettingZoo environment) in the layout ``observation_format`` of
+:mod:`go_env.observation_format` (default ``"flat"``: ``float32 (C * N * N,)`` in
+channel-first order, which Stable-Baselines3's ``check_env`` takes without a warning;
+``"chw"``: ``float32 (C, N, N)``; ``"hwc"``: the PettingZoo environment's ``int8 (N, N, C)``),
+and ``action_mask``, ``int8 (N*N + 1,)``, 1 for each legal move.
+:meth:`GoVsOpponentEnv.action_masks` returns the same mask as booleans, the method
+action-masked PPO implementations (e.g. sb3-contrib's ``MaskablePPO``) call.
+
+Seeding: ``reset(seed=s)`` seeds the environment's generator (``colour="random"``), the
+opponent (when it has ``reseed``) and ``action_space``, so that a loop sampling
+``env.action_space.sample(mask)`` after ``reset(seed=s)`` repeats exactly.
+
+Ids (registered when :mod:`go_env` is imported): ``go_env/GoVsOpponent-v0`` is this class
+(``opponent`` a callable or an agent object); ``go_env/GoVsAgent-v0`` is
+:func:`agents.gym_env.make_env` (``opponent`` an agent spec such as ``"mcts:sims=100"``; it
+needs the ``agents`` package, imported only when the id is made).
 
 Rewards: 0 until the end, then +1 for a win, -1 for a loss and 0 for a draw (Tromp-Taylor area
 score with komi, as in :mod:`go_env.aec_env`). The game ends by two passes (``terminated``) or
@@ -31,16 +43,19 @@ import numpy as np
 from gymnasium import spaces
 
 from go_env.errors import IllegalMoveError
-from go_env.features import PLANE_DTYPE, history_planes_hwc, num_planes
+from go_env.features import history_planes_hwc, num_planes
+from go_env.observation_format import ObservationFormat, check_format, convert, planes_space
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import KoRule, Rules
 from go_env.state import Color, GoState
 from go_env.validation import check_int
 
-__all__ = ["ENV_ID", "GoVsOpponentEnv", "Opponent"]
+__all__ = ["AGENT_ENV_ID", "ENV_ID", "GoVsOpponentEnv", "Opponent", "register_envs"]
 
 ENV_ID = "go_env/GoVsOpponent-v0"
-"""The Gymnasium id: ``gymnasium.make(ENV_ID, opponent=...)`` (registered on import)."""
+"""The Gymnasium id: ``gymnasium.make(ENV_ID, opponent=...)`` (registered by ``import go_env``)."""
+AGENT_ENV_ID = "go_env/GoVsAgent-v0"
+"""The id of :func:`agents.gym_env.make_env`: ``gymnasium.make(AGENT_ENV_ID, opponent=SPEC)``."""
 
 Opponent = Callable[[GoState], int] | Any
 """A callable ``(state) -> action`` or an object with ``act(state, observation) -> action``."""
@@ -66,6 +81,8 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         max_moves: Move cap (``None``: ``2 * N * N``).
         history: Positions in the observation (``2k + 1`` planes).
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        observation_format: Layout of the planes: ``"flat"`` (default), ``"chw"`` or
+            ``"hwc"`` (see :mod:`go_env.observation_format`).
 
     Raises:
         ValueError: For a bad colour, opponent or rule; the message names what is allowed.
@@ -85,6 +102,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         max_moves: int | None = None,
         history: int = 8,
         render_mode: str | None = None,
+        observation_format: ObservationFormat = "flat",
     ) -> None:
         act = getattr(opponent, "act", None)
         if callable(act):
@@ -96,7 +114,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                 f"opponent {opponent!r} looks like an agent spec: go_env takes a callable "
                 "(state) -> action or an object with act(state, observation) -> action; for an "
                 "agent spec use agents.gym_env.make_env(spec, ...) or gymnasium.make("
-                '"agents.gym_env:GoVsAgent-v0", opponent=spec, ...)'
+                f'"{AGENT_ENV_ID}", opponent=spec, ...)'
             )
         else:
             raise ValueError(
@@ -121,13 +139,12 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         )
         self.history = history
         self.render_mode = render_mode
+        self.observation_format = check_format(observation_format)
         size = self.rules.size
         self._pass = size * size
         self.observation_space = spaces.Dict(  # type: ignore[assignment]
             {
-                "observation": spaces.Box(
-                    0, 1, (size, size, num_planes(history)), dtype=PLANE_DTYPE
-                ),
+                "observation": planes_space(size, num_planes(history), self.observation_format),
                 "action_mask": spaces.Box(0, 1, (size * size + 1,), dtype=np.int8),
             }
         )
@@ -149,7 +166,10 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
 
     def _observation(self) -> dict[str, np.ndarray]:
         return {
-            "observation": history_planes_hwc(self._state, self.history, self.colour),
+            "observation": convert(
+                history_planes_hwc(self._state, self.history, self.colour),
+                self.observation_format,
+            ),
             "action_mask": self.action_masks().astype(np.int8),
         }
 
@@ -195,6 +215,7 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             reseed = getattr(self.opponent, "reseed", None)
             if callable(reseed):
                 reseed(int(self.np_random.integers(2**63 - 1)))
+            self.action_space.seed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
         opponent_reset = getattr(self.opponent, "reset", None)
         if callable(opponent_reset):
             opponent_reset()
@@ -241,5 +262,16 @@ class GoVsOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         return None
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(ENV_ID, entry_point="go_env.single_agent:GoVsOpponentEnv")
+def register_envs() -> None:
+    """Register :data:`ENV_ID` and :data:`AGENT_ENV_ID` with Gymnasium, once.
+
+    ``import go_env`` calls it. The agent id names its entry point as a string, so ``go_env``
+    imports no agent code until the id is made.
+    """
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(ENV_ID, entry_point="go_env.single_agent:GoVsOpponentEnv")
+    if AGENT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(AGENT_ENV_ID, entry_point="agents.gym_env:make_env")
+
+
+register_envs()

@@ -1,9 +1,9 @@
 """Argument checks shared by every package: an int, a number or a choice, with a clear error.
 
-The library validates at construction (``docs/design.md``, section 5): a bad value raises at
-once, naming the setting, the value it got and what is allowed. These functions are that check,
-written once. They stand at the bottom layer so that ``go_env``, ``agents`` and ``tuning``
-can all use them (``go_env`` <- ``agents`` <- ``tuning``).
+The library validates at construction: a bad value raises at once, naming the setting, the
+value it got and what is allowed. These functions are that check, written once. They stand
+at the bottom layer so that ``go_env``, ``agents`` and ``tuning`` can all use them
+(``go_env`` <- ``agents`` <- ``tuning``).
 
 ``bool`` is a subclass of ``int`` in Python, so ``isinstance(True, int)`` holds; a flag given
 where a count is expected is a mistake, and :func:`check_int` and :func:`check_float` refuse

@@ -44,10 +44,13 @@ want=$(cat pyproject.toml scripts/bootstrap.sh scripts/constraints.txt | sha256s
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     log "installing gomcts and its dependencies into .venv"
     .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-    # constraints: never let a dependency (BoTorch, GPyTorch...) upgrade the pinned torch
-    .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[agents,tuning,cluster,dev]" 2>&1 \
+    # every extra but dashboard and bench; constraints: the exact torch build of
+    # scripts/constraints.txt, never upgraded by a dependency (BoTorch, GPyTorch...)
+    .venv/bin/python -m pip install -q -c scripts/constraints.txt \
+        -e ".[agents,nets,tuning,gp,botorch,postgres,cluster,onnx,dev]" 2>&1 \
         | grep -v '^WARNING: Location' || true
-    .venv/bin/python -c "import go_env, agents, tuning, botorch, ray" # fail loudly if the install broke
+    # fail loudly if the install broke
+    .venv/bin/python -c "import go_env, agents, tuning, torch, botorch, psycopg2, ray, onnxruntime"
     echo "$want" > "$stamp"
 fi
 log "ready"

@@ -218,10 +218,7 @@ def stage_search(args: argparse.Namespace, precisions: list[str]) -> None:
     done = _read_search(path)
     cases = {"fp32": ("fp32", 0), REFERENCE: ("fp32", 1), **{p: (p, 0) for p in precisions}}
     tasks = [
-        (i, name)
-        for i in range(len(entries))
-        for name in cases
-        if name not in done.get(i, {})
+        (i, name) for i in range(len(entries)) for name in cases if name not in done.get(i, {})
     ]
     total = len(entries) * len(cases)
 

@@ -94,8 +94,9 @@ def _close(a: object, b: object) -> bool:
 
 def test_the_noise_simulation_table_regenerates_from_the_record() -> None:
     pytest.importorskip("optuna")
-    from agents.stored import read_stored
     from tuning.simulation import format_table, summarize
+
+    from agents.stored import read_stored
 
     run = ROOT / "docs" / "results" / "tuning" / "noise-simulation"
     lines = read_stored(run / "results.jsonl.gz").decode("utf-8").splitlines()

@@ -1,9 +1,9 @@
 """The optional analysis hook of an agent, and its ``lz-analyze`` output format.
 
 GUIs such as Sabaki and Lizzie show a running search through the ``lz-analyze`` command of
-Leela Zero: the engine answers ``=`` and then streams lines of ``info`` records until the next
-command arrives. Any agent can take part by offering one method (duck-typed; agents without
-it answer with an empty stream)::
+Leela Zero, or KataGo's ``kata-analyze``: the engine answers ``=`` and then streams lines of
+``info`` records until the next command arrives. Any agent can take part by offering one
+method (duck-typed; agents without it answer with an empty stream)::
 
     def analyze(self, state, *, report, should_stop, interval):
         '''Search ``state`` until ``should_stop()`` is true, calling ``report(infos)`` with a
@@ -33,6 +33,7 @@ __all__ = [
     "Analyzer",
     "MoveInfo",
     "analysis_hook",
+    "format_kata_info",
     "format_lz_info",
     "infos_from_stats",
     "search_analyze",
@@ -153,5 +154,25 @@ def format_lz_info(infos: Sequence[MoveInfo], size: int) -> str:
             f"winrate {round(_clamp(info.winrate) * 10000)} "
             f"prior {round(_clamp(info.prior) * 10000)} order {order} "
             f"pv {' '.join(to_gtp(m, size) for m in pv)}"
+        )
+    return " ".join(records)
+
+
+def format_kata_info(infos: Sequence[MoveInfo], size: int) -> str:
+    """One ``kata-analyze`` line for a list of candidate moves, most visited first.
+
+    Each record reads ``info move D4 visits 120 winrate 0.531200 prior 0.152300 order 0 pv D4
+    C3``: KataGo's GTP analysis format (``winrate`` and ``prior`` as fractions, the winrate
+    for the player to move, as KataGo reports by default). KataGo's score and utility fields
+    are left out: the agents here estimate no score. An empty list gives an empty string.
+    """
+    ranked = sorted(infos, key=lambda info: (-info.visits, -info.winrate, info.move))
+    records = []
+    for order, info in enumerate(ranked):
+        pv = info.pv if info.pv else (info.move,)
+        records.append(
+            f"info move {to_gtp(info.move, size)} visits {int(info.visits)} "
+            f"winrate {_clamp(info.winrate):.6f} prior {_clamp(info.prior):.6f} "
+            f"order {order} pv {' '.join(to_gtp(m, size) for m in pv)}"
         )
     return " ".join(records)

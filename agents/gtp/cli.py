@@ -14,7 +14,38 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["GUI_HELP", "register"]
+
+#: How GUIs attach the engine (the help's epilog; docs/gtp.md says the same at more length).
+GUI_HELP = """\
+attaching a GUI (use the full path of gomcts, e.g. .venv/bin/gomcts, if it is not on PATH):
+  Sabaki    Engines > Manage Engines > Add: path gomcts, arguments
+            gtp --agent mcts:sims=2000  (analysis: lz-analyze or kata-analyze)
+  GoGui     gogui -size 9 -program "gomcts gtp --agent mcts:sims=2000"
+            (Analyze menu: gogui-analyze_commands)
+            gogui-twogtp -size 9 -games 10 -sgffile match -white "gnugo --mode gtp"
+                -black "gomcts gtp --agent mcts:sims=800"
+  Lizzie    engine command: gomcts gtp --size 19 --agent mcts:sims=100000
+            (Lizzie streams lz-analyze; agents without a search stream nothing)
+  KaTrain   talks only to KataGo's JSON analysis engine, not to GTP engines: it cannot run
+            gomcts; open the SGF files gomcts writes (printsgf, arena games) in it instead
+  GNU Go    gnugo --mode gtp is an engine too: gomcts arena ... 'gtp:cmd="gnugo --mode gtp"'
+see docs/gtp.md for the commands, errors and analysis formats"""
+
+
+def _dead_playouts(text: str) -> int:
+    """``--dead-playouts``: an integer 1..MAX_DEAD_PLAYOUTS (argparse type)."""
+    from agents.gtp.engine import MAX_DEAD_PLAYOUTS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= MAX_DEAD_PLAYOUTS:
+        raise argparse.ArgumentTypeError(
+            f"must be 1..{MAX_DEAD_PLAYOUTS} random playouts, got {value}"
+        )
+    return value
 
 
 def register(subparsers: Any) -> None:
@@ -26,6 +57,8 @@ def register(subparsers: Any) -> None:
         help="serve an agent as a GTP v2 engine (for GUIs, servers and other programs)",
         description="Serve an agent over the Go Text Protocol v2 on stdin/stdout "
         "(see docs/gtp.md).",
+        epilog=GUI_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--agent", default="random", help="agent spec, e.g. 'mcts:sims=800' (default random)"
@@ -34,9 +67,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--name", default="gomcts", help="answer to the name command")
     parser.add_argument(
         "--dead-playouts",
-        type=int,
+        type=_dead_playouts,
         default=64,
-        help="random playouts of the dead-stone estimate (default 64)",
+        help="random playouts of the dead-stone estimate, 1..100000 (default 64)",
     )
     parser.add_argument(
         "--log-level",

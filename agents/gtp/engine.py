@@ -22,10 +22,25 @@ area with the current komi. ``seki`` lists are always empty (the estimate cannot
 seki). ``kgs-genmove_cleanup`` asks the agent for a move and, when the agent passes while
 stones of the opponent judged dead remain, plays on a liberty of such a stone instead.
 
+Resigning. An agent that resigns (raises :class:`~agents.base.Resignation`, as the MCTS
+agent's ``resign=`` and an external engine's ``resign`` do) answers ``= resign`` to
+``genmove``, ``kgs-genmove_cleanup`` and ``reg_genmove``; the board is left unchanged.
+
+Board size. An agent built for one board size (a ``net`` agent, or an MCTS agent whose
+evaluator is a network: see :func:`agent_board_size`) refuses any other at ``boardsize``
+(``? unacceptable size``, with the size it plays) and ``loadsgf`` (``? cannot load file``),
+not later at ``genmove``; the engine is not built for another starting size (``ValueError``).
+
+Komi. ``komi`` accepts a finite number of magnitude at most :data:`MAX_KOMI`.
+
 Analysis. ``lz-analyze [colour] [interval]`` (interval in centiseconds, default 100; also
 ``interval N``) answers ``=`` and streams ``info`` lines (see :mod:`agents.gtp.analysis`)
-until the next command arrives, then ends the response with an empty line. Agents without an
-analysis hook (see :mod:`agents.gtp.analysis`) stream nothing.
+until the next command arrives, then ends the response with an empty line.
+``kata-analyze`` takes the same arguments and streams KataGo's format (winrate and prior as
+fractions). Both accept, and ignore, the options ``minmoves``, ``maxmoves``, ``ownership``,
+``ownershipStdev``, ``movesOwnership``, ``pvVisits``, ``pvEdgeVisits`` and ``rootInfo``, each
+with one value. Agents without an analysis hook (see :mod:`agents.gtp.analysis`) stream
+nothing. ``gogui-analyze_commands`` lists the commands GoGui can show in its Analyze menu.
 
 Standard output carries only GTP responses; logs go to the ``logging`` module (stderr in the
 command line).
@@ -47,10 +62,10 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.base import Agent
-from agents.gtp.analysis import MoveInfo, analysis_hook, format_lz_info
+from agents.base import Agent, Resignation
+from agents.gtp.analysis import MoveInfo, analysis_hook, format_kata_info, format_lz_info
 from agents.gtp.board import GtpBoard
-from agents.gtp.lines import LineQueue
+from agents.gtp.lines import MAX_LINE_CHARS, LineQueue, OverlongLine
 from go_env.coords import from_gtp, to_gtp
 from go_env.dead_stones import chains, estimate_dead, result_string, score_without
 from go_env.errors import IllegalMoveError
@@ -60,7 +75,7 @@ from go_env.rules import MAX_SIZE, MIN_SIZE, Rules
 from go_env.sgf import GameRecord, SgfError, dump_sgf, parse_sgf_bytes
 from go_env.state import Color, GoState
 
-__all__ = ["GtpEngine", "GtpFailure"]
+__all__ = ["MAX_DEAD_PLAYOUTS", "MAX_KOMI", "GtpEngine", "GtpFailure", "agent_board_size"]
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +112,31 @@ MAX_INT = 2**31 - 1
 #: (a FIFO, a device, a directory) get ``cannot load file``.
 MAX_SGF_BYTES = 1 << 20
 _ID = re.compile(r"[0-9]{1,10}")  # ASCII digits only: str.isdigit() also accepts '²'
+#: The largest komi magnitude ``komi`` accepts: the area of the largest board, past which a
+#: komi decides every game alone (and SGF readers choke on its digits).
+MAX_KOMI = float(MAX_SIZE * MAX_SIZE)
+#: The most random playouts of the dead-stone estimate (``--dead-playouts``).
+MAX_DEAD_PLAYOUTS = 100_000
+#: Options of ``lz-analyze``/``kata-analyze`` that are accepted with one value and ignored.
+_ANALYZE_OPTIONS = frozenset(
+    (
+        "minmoves",
+        "maxmoves",
+        "ownership",
+        "ownershipstdev",
+        "movesownership",
+        "pvvisits",
+        "pvedgevisits",
+        "rootinfo",
+    )
+)
+#: The ``gogui-analyze_commands`` entries (GoGui's ``type/label/command``).
+_GOGUI_ANALYZE = (
+    "plist/Dead Stones/final_status_list dead",
+    "plist/Alive Stones/final_status_list alive",
+    "string/Final Score/final_score",
+    "string/Show Board/showboard",
+)
 
 
 def _parse_int(token: str) -> int:
@@ -133,10 +173,27 @@ def _load_limited(path: str) -> GameRecord:
     return parse_sgf_bytes(data)
 
 
+def agent_board_size(agent: object) -> int | None:
+    """The one board size ``agent`` plays, or ``None`` when it plays any.
+
+    Looks for a ``board_size`` attribute on the agent, on its ``evaluator``, and on its
+    search's ``evaluator`` (a network evaluator has one: its network is built for one size).
+    """
+    candidates = [agent, getattr(agent, "evaluator", None)]
+    search = getattr(agent, "search", None)
+    candidates.append(getattr(search, "evaluator", None))
+    for candidate in candidates:
+        size = getattr(candidate, "board_size", None) if candidate is not None else None
+        if isinstance(size, int) and not isinstance(size, bool):
+            return size
+    return None
+
+
 @dataclass
 class _Analysis:
     colour: Color | None
     interval: float
+    kata: bool = False
 
 
 class GtpEngine:
@@ -172,12 +229,26 @@ class GtpEngine:
         dead_playouts: int = 64,
         seed: int = 0,
     ) -> None:
+        if (
+            isinstance(dead_playouts, bool)
+            or not isinstance(dead_playouts, int)
+            or not 1 <= dead_playouts <= MAX_DEAD_PLAYOUTS
+        ):
+            raise ValueError(
+                f"dead_playouts must be an integer 1..{MAX_DEAD_PLAYOUTS}, got {dead_playouts!r}"
+            )
         self.agent = agent
         self.name = name
         self.engine_version = engine_version or f"{_package_version()} ({agent.name})"
         self.dead_playouts = dead_playouts
         self.seed = seed
         self._board = GtpBoard(rules or Rules())
+        only = agent_board_size(agent)
+        if only is not None and self._board.rules.size != only:
+            raise ValueError(
+                f"agent {agent.name} plays {only}x{only} only; the board is "
+                f"{self._board.rules.size}x{self._board.rules.size} (use --size {only})"
+            )
         self.time_settings: tuple[int, int, int] | None = None
         self.time_left: dict[Color, tuple[int, int]] = {}
         self.quitting = False
@@ -208,6 +279,8 @@ class GtpEngine:
             "loadsgf": self._loadsgf,
             "printsgf": self._printsgf,
             "lz-analyze": self._lz_analyze,
+            "kata-analyze": self._kata_analyze,
+            "gogui-analyze_commands": lambda args: "\n".join(_GOGUI_ANALYZE),
         }
 
     # ----------------------------------------------------------------- public view
@@ -235,6 +308,8 @@ class GtpEngine:
             empty after removing comments. For ``lz-analyze`` only the first line (``=id``)
             is returned and :meth:`serve` streams the rest.
         """
+        if isinstance(line, OverlongLine):  # its text (and any id) was dropped unread
+            return f"? command line longer than {MAX_LINE_CHARS} characters\n\n"
         text = _CONTROL.sub("", line.replace("\r", "")).replace("\t", " ")
         text = text.split("#", 1)[0].strip()
         if not text:
@@ -258,7 +333,7 @@ class GtpEngine:
             return f"?{ident} internal error: {type(exc).__name__}: {exc}".replace("\n", " ") + (
                 "\n\n"
             )
-        if command == "lz-analyze":
+        if command in ("lz-analyze", "kata-analyze"):
             return f"={ident}\n"
         return f"={ident} {result}\n\n"
 
@@ -280,12 +355,13 @@ class GtpEngine:
 
     # ------------------------------------------------------------------- analysis
     def _stream_analysis(self, request: _Analysis, lines: LineQueue, stdout: TextIO) -> None:
-        state = self._board.state_for(request.colour or self._board.state.to_play)
+        state = self._board.state_for(request.colour or self._board.state.to_play).clone()
         size = state.size
         analyze = analysis_hook(self.agent)
+        formatter = format_kata_info if request.kata else format_lz_info
 
         def report(infos: Sequence[MoveInfo]) -> None:
-            text = format_lz_info(infos, size)
+            text = formatter(infos, size)
             if text:
                 stdout.write(text + "\n")
                 stdout.flush()
@@ -300,6 +376,16 @@ class GtpEngine:
         stdout.flush()
 
     def _lz_analyze(self, args: list[str]) -> str:
+        self._analysis = self._parse_analyze(args, kata=False)
+        return ""
+
+    def _kata_analyze(self, args: list[str]) -> str:
+        self._analysis = self._parse_analyze(args, kata=True)
+        return ""
+
+    @staticmethod
+    def _parse_analyze(args: list[str], *, kata: bool) -> _Analysis:
+        """``[colour] [interval] [option value]...`` of ``lz-analyze`` and ``kata-analyze``."""
         colour: Color | None = None
         interval = 1.0
         rest = list(args)
@@ -311,12 +397,13 @@ class GtpEngine:
                 interval = _parse_int(rest.pop(0)) / 100.0
             elif re.fullmatch(r"[0-9]+", token):
                 interval = _parse_int(token) / 100.0
+            elif token.lower() in _ANALYZE_OPTIONS and rest:
+                rest.pop(0)
             else:
                 raise GtpFailure("syntax error")
         if interval <= 0:
             interval = 1.0
-        self._analysis = _Analysis(colour, interval)
-        return ""
+        return _Analysis(colour, interval, kata)
 
     # ------------------------------------------------------------------ commands
     def _known_command(self, args: list[str]) -> str:
@@ -334,6 +421,9 @@ class GtpEngine:
         size = _parse_int(args[0])
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpFailure("unacceptable size")
+        only = agent_board_size(self.agent)
+        if only is not None and size != only:
+            raise GtpFailure(f"unacceptable size ({self.agent.name} plays {only}x{only} only)")
         self._board = GtpBoard(dataclasses.replace(self._board.rules, size=size))
         return ""
 
@@ -350,6 +440,8 @@ class GtpEngine:
             raise GtpFailure("syntax error") from None
         if not math.isfinite(komi):
             raise GtpFailure("syntax error")
+        if abs(komi) > MAX_KOMI:
+            raise GtpFailure(f"komi must be between {-MAX_KOMI:g} and {MAX_KOMI:g}")
         self._board = self._board.with_rules(dataclasses.replace(self._board.rules, komi=komi))
         return ""
 
@@ -363,15 +455,20 @@ class GtpEngine:
     def _genmove(self, args: list[str]) -> str:
         colour = self._one_colour(args)
         move = self._choose(colour)
+        if move is None:
+            return "resign"
         self._play(colour, move)
         return to_gtp(move, self._board.rules.size)
 
     def _reg_genmove(self, args: list[str]) -> str:
-        return to_gtp(self._choose(self._one_colour(args)), self._board.rules.size)
+        move = self._choose(self._one_colour(args))
+        return "resign" if move is None else to_gtp(move, self._board.rules.size)
 
     def _genmove_cleanup(self, args: list[str]) -> str:
         colour = self._one_colour(args)
         move = self._choose(colour)
+        if move is None:
+            return "resign"
         if move == self._board.state.pass_move:
             move = self._cleanup_move(self._board.state_for(colour))
         self._play(colour, move)
@@ -474,6 +571,15 @@ class GtpEngine:
             first = record.to_play
         else:
             first = Color.WHITE if record.handicap >= 2 else Color.BLACK
+        only = agent_board_size(self.agent)
+        if only is not None and record.size != only:
+            log.warning("loadsgf %s: a %dx%d game; %s plays %dx%d only", args[0], record.size,
+                        record.size, self.agent.name, only, only)  # fmt: skip
+            raise GtpFailure("cannot load file")
+        if abs(record.komi) > MAX_KOMI:
+            log.warning("loadsgf %s: komi %g is not in -%g..%g", args[0], record.komi, MAX_KOMI,
+                        MAX_KOMI)  # fmt: skip
+            raise GtpFailure("cannot load file")
         rules = dataclasses.replace(self._board.rules, size=record.size, komi=record.komi)
         setup = (record.setup_black, record.setup_white)
         try:
@@ -539,7 +645,8 @@ class GtpEngine:
             log.info("illegal move %s %s: %s", colour.name, to_gtp(move, size), exc.reason.value)
             raise GtpFailure("illegal move") from None
 
-    def _choose(self, colour: Color) -> int:
+    def _choose(self, colour: Color) -> int | None:
+        """The agent's move for ``colour``, or ``None`` when it resigns."""
         state = self._board.state_for(colour)
         if state.is_over:  # e.g. the move cap reached even from this position
             return state.pass_move
@@ -547,7 +654,11 @@ class GtpEngine:
             "observation": history_planes_hwc(state, _OBSERVATION_HISTORY, colour),
             "action_mask": state.legal_mask().astype(np.int8),
         }
-        move = int(self.agent.act(state.clone(), observation))
+        try:
+            move = int(self.agent.act(state.clone(), observation))
+        except Resignation as resignation:
+            log.info("%s resigns: %s", self.agent.name, resignation)
+            return None
         reason = state.illegal_reason(move)
         if reason is not None:
             where = to_gtp(move, state.size) if 0 <= move <= state.pass_move else str(move)

@@ -19,7 +19,19 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-__all__ = ["LineQueue", "fd_lines"]
+__all__ = ["MAX_LINE_CHARS", "LineQueue", "OverlongLine", "fd_lines"]
+
+#: The longest command line :func:`fd_lines` keeps (characters); the rest of a longer line is
+#: dropped as it arrives, so memory stays bounded whatever the controller sends.
+MAX_LINE_CHARS = 1 << 20
+
+
+class OverlongLine(str):
+    """Stands for a line longer than :data:`MAX_LINE_CHARS`, whose text was dropped.
+
+    The engine answers it with a failure, so the controller still gets one response per line.
+    """
+
 
 log = logging.getLogger(__name__)
 
@@ -71,22 +83,34 @@ class LineQueue:
 def fd_lines(fd: int, *, chunk: int = 65536) -> Iterator[str]:
     """Lines read from a file descriptor with ``os.read``, decoded as UTF-8 (bad bytes replaced).
 
-    Each line keeps its newline; a last line without one is yielded at the end of input. No
-    Python-level lock is held while waiting for input (see the module docstring).
+    Each line keeps its newline; a last line without one is yielded at the end of input. A
+    line longer than :data:`MAX_LINE_CHARS` is dropped as it arrives and yielded as an empty
+    :class:`OverlongLine`. No Python-level lock is held while waiting for input (see the module
+    docstring).
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     parts: list[str] = []  # the line so far (a list: a long line arrives in many chunks)
+    size = 0  # characters in parts
+    overlong = False  # the current line passed MAX_LINE_CHARS: its text is being dropped
     while True:
         data = os.read(fd, chunk)
         text = decoder.decode(data, final=not data)
         *complete, rest = text.split("\n")
         for piece in complete:
-            parts.append(piece)
-            yield "".join(parts) + "\n"
-            parts = []
-        if rest:
+            if overlong or size + len(piece) > MAX_LINE_CHARS:
+                yield OverlongLine("\n")
+            else:
+                parts.append(piece)
+                yield "".join(parts) + "\n"
+            parts, size, overlong = [], 0, False
+        if rest and not overlong:
             parts.append(rest)
+            size += len(rest)
+            if size > MAX_LINE_CHARS:
+                parts, size, overlong = [], 0, True
         if not data:
-            if parts:
+            if overlong:
+                yield OverlongLine("")
+            elif parts:
                 yield "".join(parts)
             return

@@ -3,6 +3,12 @@
 The engine's stdout is read by a background thread, so that every command can have a timeout;
 its stderr is drained by another thread into a short buffer (its last lines are quoted when the
 engine dies), so a chatty engine never blocks on a full pipe.
+
+Memory is bounded whatever the engine writes: a line of stdout longer than
+:data:`MAX_LINE_CHARS` characters, or a response longer than :data:`MAX_RESPONSE_CHARS`, stops
+the engine with a :class:`GtpConnectionError` saying so; at most :data:`_QUEUED_LINES` lines
+wait to be read (the reading thread then waits, and the engine with it); stderr lines are
+kept cut to :data:`MAX_LINE_CHARS` characters.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from types import TracebackType
 from typing import IO
 
 __all__ = [
+    "MAX_LINE_CHARS",
+    "MAX_RESPONSE_CHARS",
     "GtpCommandError",
     "GtpConnectionError",
     "GtpError",
@@ -27,6 +35,11 @@ __all__ = [
 ]
 
 _STDERR_LINES = 20
+#: The longest line accepted from an engine (characters, newline included).
+MAX_LINE_CHARS = 1 << 20
+#: The longest response accepted from an engine (characters, all lines together).
+MAX_RESPONSE_CHARS = 16 << 20
+_QUEUED_LINES = 16
 
 
 class GtpError(Exception):
@@ -101,7 +114,8 @@ class GtpProcess:
             raise GtpConnectionError(f"GTP engine program {argv[0]!r} was not found") from None
         except PermissionError:
             raise GtpConnectionError(f"GTP engine program {argv[0]!r} is not executable") from None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=_QUEUED_LINES)
+        self._overlong = False  # the engine wrote a line longer than MAX_LINE_CHARS
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self._lock = threading.Lock()
         self._closed = False
@@ -116,7 +130,13 @@ class GtpProcess:
     # ------------------------------------------------------------------ reading threads
     def _pump(self, stream: IO[str]) -> None:
         try:
-            for line in stream:
+            while True:
+                line = stream.readline(MAX_LINE_CHARS + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE_CHARS:
+                    self._overlong = True
+                    break
                 self._lines.put(line)
         except (OSError, ValueError):
             pass
@@ -124,9 +144,17 @@ class GtpProcess:
             self._lines.put(None)  # end of file
 
     def _drain(self, stream: IO[str]) -> None:
+        continuing = False  # within a line longer than MAX_LINE_CHARS: its start is kept
         try:
-            for line in stream:
-                self._stderr.append(line.rstrip("\n"))
+            while True:
+                line = stream.readline(MAX_LINE_CHARS)
+                if not line:
+                    break
+                cut = len(line) >= MAX_LINE_CHARS and not line.endswith("\n")
+                if not continuing:
+                    text = line.rstrip("\n")
+                    self._stderr.append(text[:200] + "..." if cut else text)
+                continuing = cut
         except (OSError, ValueError):
             pass
 
@@ -209,6 +237,12 @@ class GtpProcess:
             ) from None
         if line is None:
             self._lines.put(None)  # keep reporting end of file
+            if self._overlong:
+                self._kill()
+                raise GtpConnectionError(
+                    f"GTP engine {self.program!r} wrote a line longer than {MAX_LINE_CHARS} "
+                    f"characters while handling {command!r}; it has been stopped"
+                )
             raise self._died(command)
         return line.replace("\r", "").replace("\t", " ")
 
@@ -222,10 +256,18 @@ class GtpProcess:
         digits = len(head) - len(head.lstrip("0123456789"))
         head = head[digits:]
         lines = [head.strip()]  # GNU Go pads some answers: "=  7.5"
+        total = len(head)
         while True:
             line = self._next_line(command, timeout, deadline).rstrip("\n")
             if not line.strip():
                 break
+            total += len(line) + 1
+            if total > MAX_RESPONSE_CHARS:
+                self._kill()
+                raise GtpConnectionError(
+                    f"GTP engine {self.program!r} answered {command!r} with more than "
+                    f"{MAX_RESPONSE_CHARS} characters; it has been stopped"
+                )
             lines.append(line)
         if len(lines) > 1 and not lines[0]:
             lines = lines[1:]

@@ -9,8 +9,8 @@ import numpy as np
 from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
 from agents.mcts.evaluators import Evaluator
-from agents.mcts.multi import LeafRequest, Steps
 from agents.mcts.params import SearchParams
+from agents.mcts.requests import LeafRequest, SearchRequest, Steps
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
@@ -219,13 +219,37 @@ class MCTSAgent:
         return self._choose(state, stats)
 
     def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
-        """:meth:`act` as a coroutine that yields its leaf evaluations.
+        """:meth:`act` as a coroutine that yields its search.
 
-        Each ``yield`` is a :class:`~agents.mcts.multi.LeafRequest` (this agent's evaluator
-        and the leaves of :meth:`Search.steps <agents.mcts.search.Search.steps>`); resume it
-        with their ``(priors, values)``. It returns the move :meth:`act` would choose, so a
-        caller can play many games at once and answer their leaves together
-        (:func:`agents.mcts.multi.round_robin`).
+        It yields one :class:`~agents.mcts.requests.SearchRequest` (this agent's search, its
+        root set, and its budget) and is resumed with the search's
+        :class:`~agents.mcts.stats.SearchStats`; it returns the move :meth:`act` would
+        choose. Alone (:func:`~agents.mcts.multi.answer_alone`) the search runs as in
+        :meth:`act`; many games at once (:func:`agents.mcts.multi.round_robin`) run their
+        searches in rounds with their leaves evaluated together
+        (:class:`agents.mcts.search_set.SearchSet`).
+
+        Raises:
+            AgentError, Resignation: As :meth:`act`.
+        """
+        self._root_at(state)
+        config = self.config
+        if config.time is not None:
+            request = SearchRequest(self.search, time_limit=config.time)
+        else:
+            request = SearchRequest(self.search, sims=config.sims)
+        stats: SearchStats = yield request
+        return self._choose(state, stats)
+
+    def act_leaf_steps(
+        self, state: GoState, observation: dict[str, Any] | None = None
+    ) -> Steps[int]:
+        """:meth:`act` as a coroutine that yields each leaf evaluation of its search.
+
+        Each ``yield`` is a :class:`~agents.mcts.requests.LeafRequest` (this agent's
+        evaluator and the leaves of :meth:`Search.steps <agents.mcts.search.Search.steps>`);
+        resume it with their ``(priors, values)``. For a driver that answers leaves itself;
+        :meth:`act_steps` (one request per move) is the faster way to play many games.
 
         Raises:
             AgentError, Resignation: As :meth:`act`.

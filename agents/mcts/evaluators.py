@@ -77,7 +77,9 @@ class LeafBatch:
         """Each leaf as a :class:`GoState` (with its full history, e.g. for network features).
 
         Built by replaying the moves on a clone of the root: a few microseconds per move, which
-        is negligible next to a network evaluation but not next to a random playout.
+        is not negligible next to a random playout, nor next to a batched network evaluation
+        (the network evaluator computes its planes without states:
+        :class:`go_env.leaf_features.LeafRoots`).
         """
         out = []
         for sequence in self.move_sequences():
@@ -210,6 +212,12 @@ class MixedEvaluator:
         self.rollout = rollout
         self.lam = float(lam)
         self.uniform_priors = bool(value.uniform_priors)
+
+    @property
+    def board_size(self) -> int | None:
+        """The value evaluator's one board size (a network's), or ``None``."""
+        size = getattr(self.value, "board_size", None)
+        return size if isinstance(size, int) else None
 
     def evaluate(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         """Priors of the value evaluator; the mixed values."""

@@ -8,7 +8,11 @@ number of :meth:`Search.steps <agents.mcts.search.Search.steps>` coroutines, eac
 stays exactly the sequential search it would be alone (``docs/decisions/019``):
 
 * A coroutine (a search, an agent's move, a whole game) yields a :class:`LeafRequest`: the
-  evaluator that would answer it alone and the :class:`~agents.mcts.evaluators.LeafBatch`.
+  evaluator that would answer it alone and the :class:`~agents.mcts.evaluators.LeafBatch`;
+  or (the ``mcts`` agent's move) a :class:`SearchRequest`: a whole search, which
+  :func:`round_robin` runs with the others in rounds
+  (:class:`~agents.mcts.search_set.SearchSet`: descend all, evaluate all leaves in one
+  call, back up all; no generator frame per leaf).
 * :class:`SharedEvaluation` answers a list of requests. An evaluator that can be *split*
   (:class:`SplitEvaluator`: ``prepare`` a batch into network inputs, ``finish`` it from the
   network's outputs) has the part that depends on the game done per request, with its own
@@ -26,18 +30,21 @@ children; ``docs/decisions/019-shared-evaluator.md`` measures how often that cha
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from agents.mcts.evaluators import Evaluator, LeafBatch
+from agents.mcts.evaluators import LeafBatch
+from agents.mcts.requests import LeafRequest, Request, SearchRequest, Steps
+from agents.mcts.search_set import SearchSet
 
 __all__ = [
     "BatchStats",
     "LeafRequest",
     "PendingEvaluation",
+    "SearchRequest",
     "SharedEvaluation",
     "SplitEvaluator",
     "Steps",
@@ -50,28 +57,6 @@ __all__ = [
 
 Evaluation = tuple[np.ndarray, np.ndarray]
 T = TypeVar("T")
-
-
-class LeafRequest:
-    """A leaf batch waiting for its evaluation (what a stepped search or game yields).
-
-    Attributes:
-        evaluator: The evaluator that answers this batch when the search runs alone.
-        batch: The leaves; valid until the coroutine that yielded them is resumed.
-        seconds: Set by :class:`SharedEvaluation`: this request's share of the wall time
-            of the call that answered it (so per-move timings stay meaningful).
-    """
-
-    __slots__ = ("batch", "evaluator", "seconds")
-
-    def __init__(self, evaluator: Evaluator, batch: LeafBatch) -> None:
-        self.evaluator = evaluator
-        self.batch = batch
-        self.seconds = 0.0
-
-
-Steps = Generator[LeafRequest, Evaluation, T]
-"""A coroutine that yields :class:`LeafRequest` and is resumed with their evaluations."""
 
 
 @runtime_checkable
@@ -212,11 +197,22 @@ def finish_alone(evaluator: Any, pending: PendingEvaluation) -> Evaluation:
 
 
 def answer_alone(steps: Steps[T]) -> T:
-    """Run one coroutine to its end, each request answered by its own evaluator."""
+    """Run one coroutine to its end, each request answered alone.
+
+    A :class:`LeafRequest` by its own evaluator, a :class:`SearchRequest` by its search's
+    :meth:`~agents.mcts.search.Search.run`; each request's ``seconds`` is the time its
+    answer took.
+    """
     try:
         request = next(steps)
         while True:
-            request = steps.send(request.evaluator.evaluate(request.batch))
+            start = time.perf_counter()
+            if isinstance(request, SearchRequest):
+                answer: Any = request.run_alone()
+            else:
+                answer = request.evaluator.evaluate(request.batch)
+            request.seconds = time.perf_counter() - start
+            request = steps.send(answer)
     except StopIteration as stop:
         return stop.value
 
@@ -229,10 +225,13 @@ def round_robin(
 ) -> Iterator[tuple[Any, T]]:
     """Run coroutines ``width`` at a time and yield ``(key, result)`` as each finishes.
 
-    Each round advances every running coroutine to its next request, answers all of them
-    with one :meth:`SharedEvaluation.answer`, and resumes each with its answer; a finished
-    coroutine is replaced by the next task. Coroutines start in the order of ``tasks``
-    (which is read lazily, so it may be a queue that grows).
+    Each round answers the pending request of every running coroutine: the
+    :class:`LeafRequest` together with one :meth:`SharedEvaluation.answer`, and one round of
+    every :class:`SearchRequest`'s search in a :class:`~agents.mcts.search_set.SearchSet`
+    (their leaves evaluated together, no coroutine resumed until its search ends). A
+    coroutine whose request was answered is resumed; a finished coroutine is replaced by the
+    next task. Coroutines start in the order of ``tasks`` (which is read lazily, so it may be
+    a queue that grows).
 
     Args:
         tasks: ``(key, start)`` pairs; ``start()`` creates the coroutine.
@@ -246,8 +245,20 @@ def round_robin(
     width = check_width(width, "width")
     shared = shared if shared is not None else SharedEvaluation()
     queue = iter(tasks)
-    running: list[tuple[Any, Steps[T], LeafRequest]] = []
+    searches = SearchSet(width)
+    # key, coroutine, its pending request (None while its search runs in the set)
+    running: list[list[Any]] = []
+    by_request: dict[int, list[Any]] = {}
     exhausted = False
+
+    def pending(entry: list[Any], request: Request) -> None:
+        if isinstance(request, SearchRequest):
+            searches.add(request)
+            by_request[id(request)] = entry
+            entry[2] = None
+        else:
+            entry[2] = request
+
     try:
         while True:
             while not exhausted and len(running) < width:
@@ -258,21 +269,35 @@ def round_robin(
                 key, start = task
                 steps = start()
                 try:
-                    running.append((key, steps, next(steps)))
+                    request = next(steps)
                 except StopIteration as stop:  # finished without asking anything
                     yield key, stop.value
+                    continue
+                entry = [key, steps, None]
+                running.append(entry)
+                pending(entry, request)
             if not running:
                 return
-            answers = shared.answer([request for _, _, request in running])
-            still: list[tuple[Any, Steps[T], LeafRequest]] = []
+            answered: list[tuple[list[Any], Any]] = []
+            leaves = [entry for entry in running if entry[2] is not None]
+            if leaves:
+                answers = shared.answer([entry[2] for entry in leaves])
+                answered += zip(leaves, answers, strict=True)
+            if len(searches):
+                for request, stats in searches.round(shared):
+                    answered.append((by_request.pop(id(request)), stats))
             finished: list[tuple[Any, T]] = []
-            for (key, steps, _), answer in zip(running, answers, strict=True):
+            ended: set[int] = set()
+            for entry, answer in answered:
                 try:
-                    still.append((key, steps, steps.send(answer)))
+                    pending(entry, entry[1].send(answer))
                 except StopIteration as stop:
-                    finished.append((key, stop.value))
-            running = still
+                    finished.append((entry[0], stop.value))
+                    ended.add(id(entry))
+            if ended:
+                running = [entry for entry in running if id(entry) not in ended]
             yield from finished
     finally:
-        for _, steps, _ in running:
-            steps.close()
+        searches.close()
+        for entry in running:
+            entry[1].close()

@@ -27,7 +27,8 @@ each :class:`~agents.mcts.evaluators.LeafBatch` that needs an evaluation and res
 evaluator's ``(priors, values)``; :meth:`Search.run` drives it with the search's own
 evaluator. A caller that drives many searches at once can therefore answer the leaves of all
 of them with one network call (:mod:`agents.mcts.multi`), and each search stays exactly the
-sequential search it would be alone.
+sequential search it would be alone; :class:`agents.mcts.search_set.SearchSet` runs many
+searches in rounds with the same steps inlined (no generator frame per leaf).
 
 **Batched evaluation with virtual loss** (``SearchParams.batch > 1``, for network evaluators):
 step 1 runs ``batch`` times before one evaluation of all the leaves collected. After each

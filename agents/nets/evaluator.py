@@ -17,14 +17,14 @@ masked priors and the values (AlphaGo Zero's evaluation of the final networks).
 autocast), ``"int8"`` (ONNX Runtime), or ``"auto"``, the fastest one this machine runs that
 passed the accuracy check.
 
-**Cache**: results are kept per position (a 128-bit hash of the input planes and the legal
-mask, which together decide the output up to the symmetry draw), least recently used first
-out, so transpositions and re-searched positions cost nothing.
+**Cache**: results are kept per position (a 128-bit key of the input planes and the legal
+mask, which together decide the output up to the symmetry draw;
+:mod:`agents.nets.position_keys`), least recently used first out, so transpositions and
+re-searched positions cost nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -39,12 +39,14 @@ from agents.nets.checkpoint import load_net
 from agents.nets.devices import DEVICES, check_device
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
+from agents.nets.position_keys import row_keys
 from agents.nets.precision import PrecisionError, resolve_precision
 from agents.nets.symmetry import SYMMETRIES, inverse_policy, transform_planes
+from go_env.leaf_features import LeafRoots
+from go_env.state import GoState
 
 if TYPE_CHECKING:
     from agents.mcts.evaluators import LeafBatch
-    from go_env.state import GoState
 
 __all__ = [
     "NetEvaluator",
@@ -145,6 +147,15 @@ class NetEvaluator:
         self._rng = np.random.default_rng(seed)
         self.evaluations = 0
         self.hits = 0
+        self._leaf_roots: LeafRoots | None = None
+        self._leaf_root: GoState | None = None
+        self._leaf_key: tuple[int, int] = (-1, 0)
+        self._zeros: dict[int, np.ndarray] = {}
+
+    @property
+    def board_size(self) -> int:
+        """The board size the network was built for (positions of other sizes are refused)."""
+        return int(self.config.size)
 
     def seed(self, seed: int | None) -> None:
         """Restart the symmetry draws from ``seed``."""
@@ -193,8 +204,90 @@ class NetEvaluator:
         return forward
 
     def prepare(self, batch: LeafBatch) -> NetPending:
-        """The first half of :meth:`evaluate` (:class:`agents.mcts.multi.SplitEvaluator`)."""
-        return self.prepare_states(batch.states())
+        """The first half of :meth:`evaluate` (:class:`agents.mcts.multi.SplitEvaluator`).
+
+        The planes and masks come from the root's compiled state and the moves to each leaf
+        (:class:`go_env.leaf_features.LeafRoots`), equal to those of :meth:`prepare_states`
+        of the leaves as states.
+
+        Raises:
+            ValueError: For a board size the network was not built for.
+        """
+        planes, masks = self.leaf_inputs(batch)
+        return self.prepare_planes(planes, masks)
+
+    def leaf_inputs(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        """``(planes int8 (B, C, N, N), masks bool (B, A))`` of the leaves of ``batch``.
+
+        A finished leaf's mask is pass only (as :meth:`prepare_states`).
+
+        Raises:
+            ValueError: For a board size the network was not built for.
+        """
+        root = batch.root
+        key = (root.move_number, root.zobrist)
+        if self._leaf_root is not root or self._leaf_key != key:
+            c = self.config
+            if root.size != c.size:
+                raise ValueError(
+                    f"the network is for {c.size}x{c.size} boards, got a "
+                    f"{root.size}x{root.size} position"
+                )
+            if self._leaf_roots is None:
+                self._leaf_roots = LeafRoots(c.size, c.history, c.tactical)
+            self._leaf_roots.set_root(0, root)
+            self._leaf_root, self._leaf_key = root, key
+        assert self._leaf_roots is not None
+        depths = batch.depths
+        count = int(depths.shape[0])
+        zeros = self._zeros.get(count)
+        if zeros is None:
+            zeros = self._zeros[count] = np.zeros(count, dtype=np.int64)
+        planes, masks = self._leaf_roots.fill(zeros, batch.moves, depths)
+        return planes, pass_when_over(masks)
+
+    # ------------------------------------------------------------------ rows (SearchSet)
+    @property
+    def plane_spec(self) -> tuple[int, int, bool] | None:
+        """``(size, history, tactical)`` of the planes, for the search set.
+
+        :class:`agents.mcts.search_set.SearchSet` evaluates this evaluator's leaves in rows;
+        ``None`` with ``symmetry="average"``, whose 8 rows per position go through
+        :meth:`prepare`.
+        """
+        if self.symmetry == "average":
+            return None
+        c = self.config
+        return (c.size, c.history, c.tactical)
+
+    def cache_keys(self, planes: np.ndarray, masks: np.ndarray) -> bytes:
+        """The cache keys of rows, 16 bytes each (:mod:`agents.nets.position_keys`)."""
+        return row_keys(planes, masks).tobytes()
+
+    def cached(self, key: bytes) -> tuple[np.ndarray, float] | None:
+        """The cached ``(priors, value)`` under ``key`` (counted in :attr:`hits`), or ``None``."""
+        if not self.cache_size:
+            return None
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            self.hits += 1
+        return hit
+
+    def draw_symmetry(self) -> int:
+        """The symmetry of one position not in the cache, as :meth:`prepare_planes` draws it."""
+        if self.symmetry == "random":
+            return int(self._rng.integers(0, SYMMETRIES))  # the stream of size=(1,), faster
+        return 0
+
+    def remember(self, key: bytes, priors: np.ndarray, value: float) -> None:
+        """Count one network evaluation and cache its result under ``key``."""
+        self.evaluations += 1
+        if self.cache_size:
+            cache = self._cache
+            cache[key] = (priors, value)
+            while len(cache) > self.cache_size:
+                cache.popitem(last=False)
 
     def prepare_states(self, states: Sequence[GoState]) -> NetPending:
         """The first half of :meth:`evaluate_states` (features, masks, :meth:`prepare_planes`).
@@ -212,7 +305,7 @@ class NetEvaluator:
                     f"{state.size}x{state.size} position"
                 )
         planes = stack_planes(states, c.history, c.tactical)
-        masks = np.stack([_mask(state) for state in states])
+        masks = pass_when_over(np.stack([state.legal_mask() for state in states]))
         return self.prepare_planes(planes, masks)
 
     def prepare_planes(self, planes: np.ndarray, masks: np.ndarray) -> NetPending:
@@ -224,21 +317,23 @@ class NetEvaluator:
         """
         count = planes.shape[0]
         pending = NetPending(self, count)
-        for i in range(count):
-            key = b""
-            if self.cache_size:
-                key = hashlib.blake2b(
-                    planes[i].tobytes() + masks[i].tobytes(), digest_size=16
-                ).digest()
-                hit = self._cache.get(key)
+        keys, todo = pending.keys, pending.todo
+        if self.cache_size:
+            raw = row_keys(planes, masks).tobytes()
+            cache = self._cache
+            for i in range(count):
+                key = raw[16 * i : 16 * i + 16]
+                keys.append(key)
+                hit = cache.get(key)
                 if hit is not None:
-                    self._cache.move_to_end(key)
+                    cache.move_to_end(key)
                     pending.priors[i], pending.values[i] = hit
                     self.hits += 1
-                    pending.keys.append(key)
-                    continue
-            pending.keys.append(key)
-            pending.todo.append(i)
+                else:
+                    todo.append(i)
+        else:
+            keys.extend([b""] * count)
+            todo.extend(range(count))
         todo = pending.todo
         if not todo:
             return pending
@@ -380,13 +475,17 @@ class NetPending:
         return self.priors, self.values
 
 
-def _mask(state: GoState) -> np.ndarray:
-    """Legal actions of ``state``; a finished game gets pass only (its value is still asked)."""
-    mask = state.legal_mask()
-    if not mask.any():
-        mask = np.zeros_like(mask)
-        mask[-1] = True
-    return mask
+def pass_when_over(masks: np.ndarray) -> np.ndarray:
+    """Legal masks ``(B, A)`` where a finished game's row allows pass only.
+
+    A finished game has no legal action, but its value is still asked. Returns ``masks``
+    changed in place, or a changed copy when it is read-only.
+    """
+    over = ~masks.any(axis=1)
+    if over.any():
+        masks = masks.copy() if not masks.flags.writeable else masks
+        masks[over, -1] = True
+    return masks
 
 
 def net_value_fn(

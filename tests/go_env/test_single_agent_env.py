@@ -37,9 +37,9 @@ def test_registered_ids_make_the_environment() -> None:
     env = gymnasium.make(ENV_ID, opponent=_passer, board_size=5, colour="black")
     obs, info = env.reset(seed=0)
     assert info["colour"] == "black" and obs["action_mask"].sum() == 26
-    env = gymnasium.make("agents.gym_env:GoVsAgent-v0", opponent="random", board_size=5)
+    env = gymnasium.make("go_env/GoVsAgent-v0", opponent="random", board_size=5)
     obs, _ = env.reset(seed=0)
-    assert obs["observation"].shape == (5, 5, 17)
+    assert obs["observation"].shape == (17 * 5 * 5,)  # the default layout, "flat"
 
 
 def test_go_env_does_not_import_agents() -> None:
@@ -60,7 +60,7 @@ def test_the_opponent_answers_and_the_mask_is_in_the_observation_and_action_mask
         seen.append(move)
         return move
 
-    env = GoVsOpponentEnv(first_legal, colour="black", board_size=5)
+    env = GoVsOpponentEnv(first_legal, colour="black", board_size=5, observation_format="hwc")
     obs, info = env.reset(seed=0)
     assert info["colour"] == "black" and not seen
     obs, reward, terminated, truncated, info = env.step(12)
@@ -72,7 +72,7 @@ def test_the_opponent_answers_and_the_mask_is_in_the_observation_and_action_mask
 
 
 def test_white_learner_sees_the_opponents_first_move() -> None:
-    env = GoVsOpponentEnv(lambda state: 12, colour="white", board_size=5)
+    env = GoVsOpponentEnv(lambda state: 12, colour="white", board_size=5, observation_format="hwc")
     obs, info = env.reset(seed=0)
     assert info["colour"] == "white" and env.game_state.to_play == Color.WHITE
     assert obs["observation"][2, 2, 8] == 1  # the opponent's (Black's) stone, second block

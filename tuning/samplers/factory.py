@@ -14,6 +14,7 @@ by ``(seed, trial number)``; TPE draws its own from its seeded stream.
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from typing import Any
 
@@ -99,15 +100,16 @@ def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
 
     Raises:
         ValueError: For an unknown name (the message lists the allowed ones).
-        ImportError: For ``botorch`` when BoTorch is not installed.
+        ImportError: For ``botorch`` without BoTorch, ``gp`` without PyTorch (the message names
+            the extra to install).
     """
     if name == "botorch":
         try:
             import botorch  # noqa: F401 - a clear message now, not at the first GP trial
         except ImportError as exc:
             raise ImportError(
-                "the default sampler 'botorch' needs BoTorch: pip install -c "
-                "scripts/constraints.txt -e '.[tuning]' (or choose --sampler gp)"
+                "the default sampler 'botorch' needs BoTorch, from the extra 'botorch': "
+                "pip install 'gomcts[botorch]' (or choose --sampler tpe)"
             ) from exc
         from tuning.samplers.noisy_gp import NoisyGPSampler
 
@@ -117,6 +119,11 @@ def make_sampler(name: str, *, seed: int, startup_trials: int) -> BaseSampler:
             independent_sampler=TrialSeededSampler(seed),
         )
     if name == "gp":
+        if importlib.util.find_spec("torch") is None:  # Optuna's GPSampler is built on it
+            raise ImportError(
+                "the sampler 'gp' (Optuna's GPSampler) needs PyTorch, from the extra 'gp': "
+                "pip install 'gomcts[gp]' (or choose --sampler tpe)"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             return GPSampler(

@@ -55,8 +55,8 @@ JOURNAL_SUFFIXES = (".log", ".journal", ".jsonl")
 _CREATE_ATTEMPTS = 5
 _RDB_SCHEMES = ("sqlite", "postgresql", "postgres", "mysql", "mariadb", "oracle", "mssql")
 _DRIVERS = {
-    "postgresql": "psycopg2-binary (pip install 'gomcts[tuning]')",
-    "postgres": "psycopg2-binary (pip install 'gomcts[tuning]')",
+    "postgresql": "psycopg2-binary, from the extra 'postgres': pip install 'gomcts[postgres]'",
+    "postgres": "psycopg2-binary, from the extra 'postgres': pip install 'gomcts[postgres]'",
     "mysql": "a MySQL driver such as PyMySQL (postgresql is the documented choice)",
 }
 
