@@ -13,6 +13,7 @@ choice".
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -30,7 +31,15 @@ from go_env.errors import GoError
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
-__all__ = ["EXTRA_OF_MODULE", "add_rules_arguments", "main", "missing_extra", "rules_from_args"]
+__all__ = [
+    "EXTRA_OF_MODULE",
+    "add_rules_arguments",
+    "main",
+    "missing_extra",
+    "os_error_message",
+    "output_folder",
+    "rules_from_args",
+]
 
 #: The extra of ``pyproject.toml`` that installs each optional top-level module.
 EXTRA_OF_MODULE = {
@@ -102,6 +111,49 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         suicide=args.suicide,
         max_moves=args.max_moves,
         handicap=args.handicap,
+    )
+
+
+def output_folder(text: str) -> str:
+    """An ``argparse`` type for an output folder: refuse a path that is, or lies under, a file.
+
+    The folder itself may be new (it is created) or an existing folder (a run resumes there).
+    """
+    path = Path(text)
+    for place in (path, *path.parents):
+        if place.is_dir():
+            break
+        if place.exists() or place.is_symlink():
+            what = "is a file" if place == path else f"lies under the file {place}"
+            raise argparse.ArgumentTypeError(f"{text!r} {what}; give a folder, new or existing")
+    return text
+
+
+def os_error_message(exc: OSError, folder: object = None) -> str:
+    """One sentence for a failed read or write: the path, the system's reason, what to do.
+
+    Args:
+        exc: The error.
+        folder: The command's output folder, named when ``exc`` names no file (a ``write``
+            to an open file that fails on a full disk carries no file name).
+    """
+    reason = exc.strerror or str(exc)
+    if exc.filename:
+        where = f"{exc.filename}: "
+    elif folder:
+        where = f"writing in {folder}: "
+    else:
+        where = ""
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EEXIST):
+        return f"{where}{reason}"
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        advice = "make room"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        advice = "give a folder this user can write, or fix its permissions"
+    else:
+        advice = "fix the cause"
+    return (
+        f"{where}{reason}. What was written before is kept: {advice} and run the same command again"
     )
 
 
@@ -229,6 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_gone()
     except (SpecError, PluginError, GoError, AgentError, ValueError) as exc:
         print(f"gomcts {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a read-only folder, a full disk, a file where a folder should be
+        message = os_error_message(exc, getattr(args, "out", None))
+        print(f"gomcts {args.command}: error: {message}", file=sys.stderr)
         return 2
     except ImportError as exc:
         reason = missing_extra(exc)

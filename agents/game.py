@@ -13,6 +13,7 @@ from typing import Any
 
 import go_env
 from agents.base import Agent, Resignation
+from agents.lifetime import check_stop
 from agents.mcts.multi import Steps, answer_alone
 from go_env.rules import Rules
 from go_env.state import Color, GoState
@@ -99,6 +100,7 @@ def play_game_steps(
         if on_move is not None:
             on_move(env.unwrapped.game_state, int(move))
     for seat in env.agent_iter():
+        check_stop()  # a stop signal whose KeyboardInterrupt was lost (agents.lifetime)
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)

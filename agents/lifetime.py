@@ -9,9 +9,18 @@ thing in the worker, arranges two guards:
 - on Linux, ``prctl(PR_SET_PDEATHSIG, signal)`` (through ``ctypes``, see ``man 2 prctl``): the
   kernel sends ``signal`` to the worker the moment its parent dies (more precisely, the parent
   thread that started it: start workers from a thread that lives as long as they do);
-- everywhere, a daemon thread that polls ``os.getppid()`` and sends the signal when the parent
-  has changed (the worker was re-parented to init or a subreaper), then exits the process
-  outright if the signal did not end it within a grace period.
+- everywhere, a daemon thread that polls ``os.getppid()`` every :data:`POLL_SECONDS` and sends
+  the signal when the parent has changed (the worker was re-parented to init or a subreaper),
+  then exits the process outright (``os._exit(1)``) if the signal did not end it within
+  :data:`GRACE_SECONDS`.
+
+So a worker notices a dead parent within a tenth of a second and is gone within a few
+seconds whatever it was doing. What it leaves behind: a study job that stops on the signal
+marks its running trial FAIL and queues it again (:mod:`tuning.studies.objective`); one that
+the grace period cuts short (its clean-up waited on a database lock, say) leaves its trial
+RUNNING, and the study's crash recovery fails and queues it again on the next run
+(:func:`tuning.studies.recovery.recover_dead_trials`: its process is gone), or, on other
+machines, Optuna's heartbeat does.
 
 The default signal is ``SIGTERM``, so a worker with a handler can stop cleanly (a study job
 turns it into ``KeyboardInterrupt`` and puts its running trial back in the queue). Such a
@@ -19,8 +28,8 @@ handler should be :func:`interrupt_once`: an exception raised by a signal handle
 the signal lands while Python runs a finalizer or a weak-reference callback (numba's type
 caches and SQLAlchemy's connection pool run them all the time: "Exception ignored in ..."), so
 the handler also records the request, and long loops call :func:`check_stop` between steps
-(a study checks before each trial and after each game). A second signal does not raise again
-in the middle of the clean-up the first one started. The
+(a study checks before each trial and after each game, a game before each move). A second
+signal does not raise again in the middle of the clean-up the first one started. The
 resource tracker of :mod:`multiprocessing` exits by itself once every process holding its
 pipe is gone, so it goes with the workers.
 """
@@ -36,7 +45,19 @@ import sys
 import threading
 import time
 
-__all__ = ["check_stop", "die_with_parent", "interrupt_once", "stop_requested"]
+__all__ = [
+    "GRACE_SECONDS",
+    "POLL_SECONDS",
+    "check_stop",
+    "die_with_parent",
+    "interrupt_once",
+    "stop_requested",
+]
+
+#: Seconds between two checks of the parent by the watchdog thread (a ``getppid`` call).
+POLL_SECONDS = 0.1
+#: Seconds a worker has, after the signal, to stop cleanly before it exits outright.
+GRACE_SECONDS = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +113,19 @@ def _set_parent_death_signal(signum: int) -> bool:
 
 
 def _watch(parent: int, signum: int, poll: float, grace: float) -> None:
+    """The watchdog thread: signal this process once ``parent`` is gone; exit after ``grace``.
+
+    A stop request (:func:`interrupt_once`, e.g. on the kernel's ``PR_SET_PDEATHSIG`` signal)
+    wakes it at once, so the grace period starts when the parent dies even with a slow poll.
+    """
     while os.getppid() == parent:
-        time.sleep(poll)
-    log.warning("parent process %d is gone; stopping worker %d", parent, os.getpid())
-    os.kill(os.getpid(), signum)
+        if _STOP.is_set():
+            time.sleep(poll)  # a stop while the parent lives: the parent sees to it
+        else:
+            _STOP.wait(poll)
+    if not _STOP.is_set():
+        log.warning("parent process %d is gone; stopping worker %d", parent, os.getpid())
+        os.kill(os.getpid(), signum)
     time.sleep(grace)
     os._exit(1)  # the signal was handled but did not end the process in time
 
@@ -104,8 +134,8 @@ def die_with_parent(
     parent: int,
     *,
     signum: int = signal.SIGTERM,
-    poll: float = 1.0,
-    grace: float = 30.0,
+    poll: float = POLL_SECONDS,
+    grace: float = GRACE_SECONDS,
 ) -> None:
     """Make this process receive ``signum`` when process ``parent`` dies.
 

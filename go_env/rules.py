@@ -8,10 +8,12 @@ from enum import Enum
 
 from go_env.validation import check_int
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "KoRule", "Rules"]
+__all__ = ["MAX_MOVES", "MAX_SIZE", "MIN_SIZE", "KoRule", "Rules"]
 
 MIN_SIZE = 2
 MAX_SIZE = 25
+#: The largest move cap: the engine counts moves in 64-bit integers.
+MAX_MOVES = 2**63 - 1
 
 
 class KoRule(str, Enum):
@@ -77,9 +79,12 @@ class Rules:
         if self.max_moves is not None and (
             isinstance(self.max_moves, bool)
             or not isinstance(self.max_moves, int)
-            or self.max_moves < 1
+            or not 1 <= self.max_moves <= MAX_MOVES
         ):
-            raise ValueError(f"max_moves must be a positive int or None, got {self.max_moves!r}")
+            raise ValueError(
+                "max_moves must be a positive int or None; at most 2**63 - 1 (the engine counts "
+                f"moves in 64 bits), got {self.max_moves!r}"
+            )
         from go_env.handicap import max_handicap  # local: handicap imports coords only
 
         top = max_handicap(self.size)

@@ -36,6 +36,7 @@ from go_env.validation import check_int
 __all__ = [
     "DEFAULT_C_BOUNDS",
     "DEFAULT_D",
+    "MAX_D",
     "SearchSpace",
     "make_space",
     "tunable_backups",
@@ -44,6 +45,8 @@ __all__ = [
 DEFAULT_D = 5
 """Default number of segments ``d`` (``d + 1`` knots); RECONSTRUCTED
 (``docs/backups.md#weight-family``)."""
+MAX_D = 64
+"""Largest ``d``: a GP over more than 65 knot heights learns nothing from a study's trials."""
 
 DEFAULT_C_BOUNDS = (0.1, 4.0)
 """Default range of the exploration constant when it is tuned (searched on a log scale)."""
@@ -111,9 +114,9 @@ class SearchSpace:
         c_bounds: Range of ``c`` (log scale) when ``tune_c``.
 
     Raises:
-        ValueError: For an unknown or untunable backup, ``d < 1``, or bounds that are reversed,
-            empty, not finite (and, for ``c``, not positive), or given to a backup whose ranges
-            are fixed.
+        ValueError: For an unknown or untunable backup, ``d`` outside ``1..MAX_D``, or bounds
+            that are reversed, empty, not finite (and, for ``c``, not positive), or given to a
+            backup whose ranges are fixed.
     """
 
     backup: str
@@ -125,6 +128,8 @@ class SearchSpace:
     def __post_init__(self) -> None:
         tunable = _tunable(self.backup)
         check_int("d (segments of g)", self.d, min=1)
+        if self.d > MAX_D:
+            raise ValueError(f"d (segments of g) must be at most {MAX_D}, got {self.d}")
         bounds = tunable.default_bounds if self.bounds is None else tuple(self.bounds)
         if bounds is not None:
             if tunable.default_bounds is None:

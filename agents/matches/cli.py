@@ -19,7 +19,7 @@ __all__ = ["games_per_worker", "register"]
 
 def register(subparsers: Any) -> None:
     """Add the ``arena`` subcommand to the ``gomcts`` parser."""
-    from agents.cli import add_rules_arguments
+    from agents.cli import add_rules_arguments, output_folder
 
     parser = subparsers.add_parser(
         "arena",
@@ -58,8 +58,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     parser.add_argument(
         "--out",
-        default="arena",
-        help="output folder; rerun with the same folder to resume (default arena)",
+        type=output_folder,
+        default="runs/arena",
+        help="output folder; rerun with the same folder to resume (default runs/arena)",
     )
     add_rules_arguments(parser)
     parser.add_argument(

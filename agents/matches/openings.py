@@ -9,11 +9,16 @@ opening cancels between the two games of a pair.
   move, and do not leave the new stone's chain with a single liberty (no self-atari).
 * An **opening book** is a text file with one opening per line, written as GTP vertices
   separated by spaces or commas (``#`` starts a comment), or a directory of ``.sgf`` files,
-  each giving the moves of its main line. Pair ``p`` plays opening ``p mod len(book)``.
+  each giving the moves of its main line. Pair ``p`` plays opening ``p mod len(book)``. Only
+  regular files are read, a text book of at most :data:`MAX_BOOK_BYTES` and each SGF file of
+  at most :data:`MAX_SGF_BYTES`: a FIFO, a device such as ``/dev/zero`` or a larger file is
+  refused at once, before anything is read.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -23,10 +28,15 @@ import numpy as np
 from go_env.coords import from_gtp
 from go_env.errors import IllegalMoveError
 from go_env.rules import Rules
-from go_env.sgf import load_sgf
+from go_env.sgf import SgfError, parse_sgf_bytes
 from go_env.state import GoState
 
-__all__ = ["check_opening", "load_book", "random_opening"]
+__all__ = ["MAX_BOOK_BYTES", "MAX_SGF_BYTES", "check_opening", "load_book", "random_opening"]
+
+#: The largest text opening book read (bytes): some 300,000 openings of a few moves.
+MAX_BOOK_BYTES = 16 << 20
+#: The largest SGF file of a book folder read (bytes), as GTP's ``loadsgf`` reads.
+MAX_SGF_BYTES = 1 << 20
 
 _OPENING_STREAM = 0x0BE7  # separates the opening generator from other uses of the match seed
 
@@ -90,19 +100,57 @@ def _parse_line(line: str, size: int, where: str) -> tuple[int, ...]:
     return tuple(moves)
 
 
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes.
+
+    The file is opened without blocking (a FIFO with no writer would block ``open``) and
+    checked with ``fstat`` on the open descriptor, so the type and size tested are those of the
+    file read; at most ``limit + 1`` bytes are read, so a file that grows meanwhile is caught.
+
+    Raises:
+        ValueError: For anything but a regular file, or a file over ``limit`` bytes.
+        OSError: When the file cannot be opened or read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(
+                f"the opening book {path} is not a regular file (a FIFO, device or socket); "
+                "give a text file or a folder of .sgf files"
+            )
+        if info.st_size > limit:
+            raise ValueError(
+                f"the opening book {path} has {info.st_size} bytes; at most {limit} are read"
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"the opening book {path} grew past {limit} bytes while being read")
+    return data
+
+
 def load_book(path: str | PathLike[str], rules: Rules) -> tuple[tuple[int, ...], ...]:
     """Read an opening book (see the module docstring) and check every opening.
 
     Raises:
-        ValueError: When the book is empty, a vertex is malformed, or an opening is illegal
-            (the message names the line or file).
+        ValueError: When the book is empty, a vertex is malformed, an opening is illegal
+            (the message names the line or file), or a file is not a regular file or is too
+            large (:data:`MAX_BOOK_BYTES`, :data:`MAX_SGF_BYTES`).
         OSError: When the file cannot be read.
     """
     source = Path(path)
     book: list[tuple[tuple[int, ...], str]] = []
     if source.is_dir():
         for sgf in sorted(source.glob("*.sgf")):
-            record = load_sgf(sgf)
+            try:
+                record = parse_sgf_bytes(_read_regular(sgf, MAX_SGF_BYTES))
+            except SgfError as exc:
+                raise ValueError(f"{sgf}: {exc}") from None
             if record.size != rules.size:
                 raise ValueError(
                     f"{sgf}: the game is {record.size}x{record.size}, the match "
@@ -110,7 +158,11 @@ def load_book(path: str | PathLike[str], rules: Rules) -> tuple[tuple[int, ...],
                 )
             book.append((tuple(move for _, move in record.moves), str(sgf)))
     else:
-        for number, raw in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            text = _read_regular(source, MAX_BOOK_BYTES).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"the opening book {source} is not UTF-8 text: {exc}") from None
+        for number, raw in enumerate(text.splitlines(), 1):
             line = raw.split("#", 1)[0].strip()
             if line:
                 where = f"{source}, line {number}"

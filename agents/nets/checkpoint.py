@@ -122,7 +122,12 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
     try:
         data = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:
-        raise CheckpointError(f"{path} is not a readable checkpoint: {exc}") from exc
+        # torch's own message runs to a page of advice about weights_only: its first sentence
+        first = str(exc).strip().split(". ", 1)[0].splitlines()[0] if str(exc).strip() else ""
+        raise CheckpointError(
+            f"{path} is not a readable checkpoint ({first[:100] or type(exc).__name__}); give a "
+            "model file written by gomcts train"
+        ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a {FORMAT} checkpoint (no format tag)")
     if data.get("version") != VERSION:

@@ -101,6 +101,7 @@ def go_sims_per_second(sims: int = 1000, repeats: int = 3) -> float:
 
 def register(subparsers: Any) -> None:
     """Add the ``traps`` subcommand to the ``gomcts`` parser."""
+    from agents.cli import output_folder
     from agents.traps import POLICIES
     from agents.traps.grid import DEFAULT_BACKUPS, DEFAULT_BUDGETS
 
@@ -133,7 +134,10 @@ def register(subparsers: Any) -> None:
         "--workers", type=int, default=None, help="worker processes (default: all cores)"
     )
     parser.add_argument(
-        "--out", default="traps", help="output folder; rerun with it to resume (default traps)"
+        "--out",
+        type=output_folder,
+        default="runs/traps",
+        help="output folder; rerun with it to resume (default runs/traps)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(

@@ -119,11 +119,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    except (PlanError, ResultsError, ArenaError, AgentError, GtpError, OSError) as exc:
+    except (PlanError, ResultsError, ArenaError, AgentError, GtpError) as exc:
         print(
             f"gomcts reproduce: error: {exc}\n(finished games and trials are kept)",
             file=sys.stderr,
         )
+        return 2
+    except OSError as exc:  # a read-only folder or a full disk: the path and the reason
+        from agents.cli import os_error_message
+
+        folder = plan.out if "plan" in locals() else None
+        print(f"gomcts reproduce: error: {os_error_message(exc, folder)}", file=sys.stderr)
         return 2
     print(f"table: {plan.out / 'results.md'}")
     if waiting:

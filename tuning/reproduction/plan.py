@@ -52,6 +52,7 @@ fails at once with the row and key named, not hours later in a worker.
 from __future__ import annotations
 
 import re
+import string
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -134,6 +135,30 @@ def agent_with_backup(template: str, sims: int, backup: str) -> str:
 
 class PlanError(ValueError):
     """A plan file is malformed; the message names the row and the key."""
+
+
+def check_agent_template(template: str, where: str) -> None:
+    """Check an agent template: ``{sims}`` is its one field (``{{`` and ``}}`` are braces).
+
+    Raises:
+        PlanError: For a template without ``{sims}``, with another field (``{0}``, ``{x}``,
+            ``{sims:3}``) or with an unpaired brace.
+    """
+    allowed = "its one field is {sims} (write {{ and }} for literal braces)"
+    try:
+        fields = [
+            (name, spec, conversion)
+            for _, name, spec, conversion in string.Formatter().parse(template)
+            if name is not None
+        ]
+    except ValueError as exc:  # "Single '}' encountered in format string"
+        raise PlanError(f"{where}: bad agent template {template!r} ({exc}); {allowed}") from None
+    others = [
+        name for name, spec, conversion in fields if (name, spec, conversion) != ("sims", "", None)
+    ]
+    if others or not fields:
+        found = f"fields {others}" if others else "it must contain {sims}"
+        raise PlanError(f"{where}: bad agent template {template!r} ({found}); {allowed}")
 
 
 @dataclass(frozen=True)
@@ -376,8 +401,7 @@ def load_plan(path: str | PathLike[str]) -> Plan:
     if "games_per_worker" in raw_setting:
         _positive_int(raw_setting, "games_per_worker", f"{source} [setting]")
     setting = Setting(**raw_setting)
-    if "{sims}" not in setting.agent:
-        raise PlanError(f"{source} [setting]: agent must contain {{sims}}, got {setting.agent!r}")
+    check_agent_template(setting.agent, f"{source} [setting]")
     rows: list[Row] = []
     seen: dict[str, str] = {}
     raw_rows = doc.get("row", [])
@@ -465,8 +489,7 @@ def _match_row(raw: Mapping[str, Any], setting: Setting, root: Path, where: str)
         compare_with=tuple(str(c) for c in compare),
         note=str(raw.get("note", "")),
     )
-    if "{sims}" not in row.agent:
-        raise PlanError(f"{where}: agent must contain {{sims}}, got {row.agent!r}")
+    check_agent_template(row.agent, where)
     for side in ("candidate", "baseline"):
         backup = getattr(row, side)
         _check_backup(backup, f"{where}, {side}")

@@ -17,13 +17,14 @@ import dataclasses
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agents.lifetime import interrupt_once
-from tuning.search_spaces import DEFAULT_D, make_space
-from tuning.studies.options import add_options, option_values
+from tuning.search_spaces import DEFAULT_D, MAX_D, make_space
+from tuning.studies.options import add_options, bounded_int, option_values
 
-__all__ = ["add_arguments", "config_from_args", "main", "register", "run"]
+__all__ = ["add_arguments", "config_from_args", "default_out", "main", "register", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     study = groups["search"]
     study.add_argument(
         "--d",
-        type=int,
+        type=bounded_int(1, MAX_D, "segments of g"),
         default=DEFAULT_D,
-        help=f"segments of g: d+1 knot heights g0..gd (default {DEFAULT_D})",
+        help=f"segments of g: d+1 knot heights g0..gd, 1 to {MAX_D} (default {DEFAULT_D})",
     )
     study.add_argument(
         "--bounds",
@@ -126,8 +127,6 @@ def config_from_args(args: argparse.Namespace) -> Any:
     Raises:
         ValueError: For a bad option (unknown space, reversed bounds...).
     """
-    from pathlib import Path
-
     from agents.cli import rules_from_args
     from tuning.studies.config import StudyConfig
     from tuning.studies.objective import PRUNE_Z
@@ -161,7 +160,21 @@ def config_from_args(args: argparse.Namespace) -> Any:
         values["workers"] = 1
         values["verify_games"] = 0
     config = StudyConfig(**values)
-    return dataclasses.replace(config, out=Path(out) if out else Path("runs") / config.name)
+    return dataclasses.replace(
+        config, out=Path(out) if out else default_out(config.name, values["storage"])
+    )
+
+
+def default_out(name: str, storage: str | None) -> Path:
+    """The output folder of study ``name`` without ``--out``: ``runs/tune/<name>``.
+
+    A study started before that default, in ``runs/<name>`` with its ``study.db`` there, is
+    continued where it is (the same command keeps continuing it).
+    """
+    old = Path("runs") / name
+    if storage is None and (old / "study.db").is_file():
+        return old
+    return Path("runs") / "tune" / name
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from optuna.distributions import FloatDistribution
 
+from agents.cli import output_folder
 from agents.matches.cli import games_per_worker as parse_games_per_worker
 from agents.mcts.multi import check_width
 from agents.registry import agent_config, agent_spec
@@ -26,11 +29,23 @@ from go_env.validation import check_int
 from tuning.samplers import DEFAULT_SAMPLER, SAMPLERS
 from tuning.search_spaces import SearchSpace
 from tuning.studies.objective import PRUNE_Z, ObjectiveConfig
-from tuning.studies.options import option
-from tuning.studies.storage import storage_url
+from tuning.studies.options import bounded_int, option
+from tuning.studies.storage import storage_file, storage_url
 from tuning.studies.trap_objective import TrapObjectiveConfig
 
-__all__ = ["IDENTITY_KEY", "OUT_KEY", "Progress", "StudyConfig", "StudyIdentityError"]
+__all__ = [
+    "IDENTITY_KEY",
+    "MAX_JOBS",
+    "MAX_SECONDS",
+    "OUT_KEY",
+    "STUDY_NAME",
+    "Progress",
+    "StudyConfig",
+    "StudyIdentityError",
+    "check_study_name",
+    "recorded_out",
+    "stored_out",
+]
 
 
 IDENTITY_KEY = "gomcts_study"
@@ -38,7 +53,64 @@ IDENTITY_KEY = "gomcts_study"
 
 
 OUT_KEY = "gomcts_out"
-"""User attribute of a study holding the output folder it was created with (absolute)."""
+"""User attribute of a study holding the output folder it was created with.
+
+Relative to the folder of the storage file (``"."`` for the default ``<out>/study.db``), so
+that a study copied or moved with its folder names no folder of the machine it was made on;
+with a database server's storage, as it was given (relative to the working folder). Studies
+from before this rule hold an absolute path, which is read as it is (:func:`stored_out`).
+"""
+
+STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+"""A study name: a letter or digit, then up to 127 letters, digits, ``.``, ``_``, ``+`` or ``-``.
+
+The name is a folder of the output folder (``<out>/games/<name>``), so it may not hold a path
+separator or start with a dot (``..`` would write the trial files outside ``out``).
+"""
+
+MAX_JOBS = 256
+"""Largest ``jobs``: worker processes on one machine."""
+
+MAX_SECONDS = 86_400
+"""Largest ``heartbeat_interval`` and ``grace_period``: one day (Python's timers overflow on
+much larger ones)."""
+
+
+def check_study_name(name: object) -> None:
+    """Check a study name against :data:`STUDY_NAME`.
+
+    Raises:
+        ValueError: Saying what was wrong and which characters are allowed.
+    """
+    if not isinstance(name, str) or not STUDY_NAME.fullmatch(name):
+        raise ValueError(
+            f"bad study name {name!r}: it names a folder of the output folder, so use 1 to 128 "
+            "letters, digits, '.', '_', '+' or '-', starting with a letter or digit"
+        )
+
+
+def recorded_out(out: Path, url: str) -> str:
+    """The output folder as a study records it (:data:`OUT_KEY`): relative to its storage file."""
+    file = storage_file(url)
+    if file is None:
+        return out.as_posix()
+    return Path(os.path.relpath(out.resolve(), file[1].parent.resolve())).as_posix()
+
+
+def stored_out(attrs: dict[str, Any], url: str | None) -> Path | None:
+    """The output folder a study recorded (:data:`OUT_KEY`), resolved; ``None`` when none.
+
+    A relative path is resolved against the folder of the storage file ``url`` names (the
+    working folder for a database server's URL, or when ``url`` is unknown).
+    """
+    value = attrs.get(OUT_KEY)
+    if not value:
+        return None
+    path = Path(value)
+    if path.is_absolute():
+        return path
+    file = storage_file(url) if url is not None else None
+    return Path(os.path.normpath((file[1].parent if file is not None else Path.cwd()) / path))
 
 
 Progress = Callable[[str], None]
@@ -72,9 +144,11 @@ class StudyConfig:
         book: An opening book (``docs/arena.md``) that the trials play instead of random
             openings, each trial from another part of it (:class:`ObjectiveConfig`), and the
             verification from its start; ``None``: random openings.
-        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``.
+        study_name: Name in the storage; default ``<space>-<size>x<size>-n<sims>``. It must
+            match :data:`STUDY_NAME` (it names a folder of ``out``).
         storage: Storage location (:mod:`tuning.studies.storage`); default ``<out>/study.db``.
-        out: Output folder (games, best parameters, plots, verification).
+        out: Output folder (games, best parameters, plots, verification); default
+            ``runs/tune/<study name>``.
         workers: Arena processes per trial (1: games run in the job's own process); with
             ``ray``, games of a trial in flight on the cluster. ``None``: all cores here, all
             the cluster's CPUs with ``ray``.
@@ -203,9 +277,11 @@ class StudyConfig:
             group="running",
         ),
     )
-    out: Path | str = field(
-        default=Path("runs/tune"),
-        metadata=option("output folder (default runs/<study name>)", group="running", default=None),
+    out: Path | str | None = field(
+        default=None,
+        metadata=option(
+            "output folder (default runs/tune/<study name>)", group="running", type=output_folder
+        ),
     )
     workers: int | None = field(
         default=1,
@@ -220,17 +296,18 @@ class StudyConfig:
     jobs: int = field(
         default=1,
         metadata=option(
-            "worker processes running trials in parallel here (default 1)",
+            f"worker processes running trials in parallel here, 1 to {MAX_JOBS} (default 1)",
             group="running",
-            type=int,
+            type=bounded_int(1, MAX_JOBS, "worker processes"),
         ),
     )
     heartbeat_interval: int | None = field(
         default=30,
         metadata=option(
-            "seconds between heartbeats of a running trial (default 30)",
+            f"seconds between heartbeats of a running trial, 0 (none) to {MAX_SECONDS} "
+            "(default 30)",
             group="running",
-            type=int,
+            type=bounded_int(0, MAX_SECONDS, "seconds; 0: no heartbeat"),
             flag="--heartbeat",
             metavar="HEARTBEAT",
         ),
@@ -238,9 +315,10 @@ class StudyConfig:
     grace_period: int | None = field(
         default=None,
         metadata=option(
-            "seconds without heartbeat before a trial is retried (default 2x)",
+            f"seconds without heartbeat before a trial is retried, at most {MAX_SECONDS} "
+            "(default 2x the heartbeat)",
             group="running",
-            type=int,
+            type=bounded_int(1, MAX_SECONDS, "seconds"),
             flag="--grace",
             metavar="GRACE",
         ),
@@ -288,7 +366,10 @@ class StudyConfig:
     )
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "out", Path(self.out))
+        if self.out is not None:
+            object.__setattr__(self, "out", Path(self.out))
+        if self.study_name is not None:
+            check_study_name(self.study_name)
         check_int("games", self.games, min=2)
         if self.games % 2:
             raise ValueError(
@@ -313,7 +394,7 @@ class StudyConfig:
         check_width(self.games_per_worker)
         if self.games_per_worker > 1 and self.ray is not None:
             raise ValueError("games_per_worker > 1 plays in local processes; with ray keep it 1")
-        check_int("jobs", self.jobs, min=1)
+        check_int("jobs", self.jobs, min=1, max=MAX_JOBS)
         check_int("max_retry", self.max_retry, min=0)
         check_int("verify_games", self.verify_games, min=0)
         if self.verify_games % 2:
@@ -323,7 +404,9 @@ class StudyConfig:
         if not (isinstance(self.prune_z, (int, float)) and self.prune_z > 0):
             raise ValueError(f"prune_z must be a positive number, got {self.prune_z!r}")
         if self.heartbeat_interval is not None:
-            check_int("heartbeat_interval", self.heartbeat_interval, min=1)
+            check_int("heartbeat_interval", self.heartbeat_interval, min=1, max=MAX_SECONDS)
+        if self.grace_period is not None:
+            check_int("grace_period", self.grace_period, min=1, max=MAX_SECONDS)
         config = agent_config(self.agent)
         if not hasattr(config, "sims") or not hasattr(config, "backup"):
             raise ValueError(
@@ -336,6 +419,9 @@ class StudyConfig:
             raise ValueError(
                 "book gives the openings of arena games; the trap-tree objective plays none"
             )
+        check_study_name(self.name)  # a default name from a plugin's backup name
+        if self.out is None:
+            object.__setattr__(self, "out", Path("runs") / "tune" / self.name)
         self.objective_config()  # checks the candidate spec and the book
 
     # ------------------------------------------------------------------ derived values
@@ -374,7 +460,7 @@ class StudyConfig:
     @property
     def out_dir(self) -> Path:
         """The output folder."""
-        return Path(self.out)
+        return Path(self.out) if self.out is not None else Path("runs") / "tune" / self.name
 
     @property
     def games_dir(self) -> Path:

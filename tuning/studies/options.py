@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Option", "add_options", "option", "option_values", "options_of"]
+__all__ = ["Option", "add_options", "bounded_int", "option", "option_values", "options_of"]
 
 _UNSET: Any = object()
 
@@ -49,6 +49,23 @@ class Option:
     nargs: str | None = None
     const: Any = None
     default: Any = _UNSET
+
+
+def bounded_int(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An option type: an int from ``low`` to ``high``; the error says what is allowed."""
+
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be an int from {low} to {high} ({what}), got {text!r}"
+            )
+        return value
+
+    return parse
 
 
 def option(help: str, *, group: str, **settings: Any) -> dict[str, Option]:

@@ -32,7 +32,6 @@ its trees and search settings, and :func:`load_objective` gives its
 
 from __future__ import annotations
 
-import socket
 import warnings
 import weakref
 from pathlib import Path
@@ -52,6 +51,8 @@ from tuning.studies.config import (
     Progress,
     StudyConfig,
     StudyIdentityError,
+    recorded_out,
+    stored_out,
 )
 from tuning.studies.objective import Objective, WilsonPruner
 from tuning.studies.recovery import retry_trial
@@ -103,16 +104,19 @@ def _rules(stored: dict[str, Any]) -> Rules:
 def _default_out(attrs: dict[str, Any], storage: str | Path, name: str) -> Path:
     """The stored output folder; the storage file's folder when that one is gone.
 
-    A study copied or moved with its folder (a recorded study under ``docs/results/``, a
-    run copied to another machine) still names the absolute folder it was made in.
+    The stored folder is relative to the storage file's folder
+    (:func:`tuning.studies.config.stored_out`); a study recorded before that rule names the
+    absolute folder it was made in, which is gone once the study is copied or moved with its
+    folder (a recorded study under ``docs/results/``, a run copied to another machine).
     """
-    stored = Path(attrs[OUT_KEY]) if attrs.get(OUT_KEY) else None
+    url = storage_url(str(storage), Path.cwd())
+    stored = stored_out(attrs, url)
     if stored is not None and stored.is_dir():
         return stored
-    file = storage_file(storage_url(str(storage), Path.cwd()))
+    file = storage_file(url)
     if file is not None:
         return file[1].parent
-    return stored if stored is not None else Path("runs") / name
+    return stored if stored is not None else Path("runs") / "tune" / name
 
 
 def _traps(stored: dict[str, Any], given: Any, name: str) -> TrapObjectiveConfig:
@@ -190,7 +194,7 @@ def study_config(
             ``postgresql://`` URL, as ``gomcts tune --storage`` takes).
         out: Output folder (games, best parameters, plots); default the one stored with the
             study if it exists, else the folder of its storage file (a study copied or
-            moved with its folder), else the stored one, else ``runs/<name>``.
+            moved with its folder), else the stored one, else ``runs/tune/<name>``.
         changes: Settings that do not decide the trials (``trials``, ``jobs``,
             ``workers``, ``verify_games``, ``heartbeat_interval``...).
 
@@ -295,8 +299,8 @@ def _open(config: StudyConfig, progress: Progress | None) -> optuna.Study:
         stored = {**stored, "sampler": "gp"}  # studies from before the noise-aware GP
     if stored is None:
         study.set_user_attr(IDENTITY_KEY, identity)
-        study.set_user_attr(OUT_KEY, str(config.out_dir.resolve()))
-        study.set_user_attr("created_by", f"gomcts tune on {socket.gethostname()}")
+        study.set_user_attr(OUT_KEY, recorded_out(config.out_dir, config.storage_url))
+        study.set_user_attr("created_by", "gomcts tune")  # no host name: studies are shared
     elif stored != identity:
         keys = sorted(k for k in {*stored, *identity} if stored.get(k) != identity.get(k))
         detail = "; ".join(f"{k}: stored {stored.get(k)!r}, now {identity.get(k)!r}" for k in keys)
@@ -306,6 +310,21 @@ def _open(config: StudyConfig, progress: Progress | None) -> optuna.Study:
             "--study-name (or storage) for a new study"
         )
     return study
+
+
+def _url_of(study: optuna.Study) -> str | None:
+    """The storage URL of an open study, where Optuna's storage object tells it (else ``None``).
+
+    Optuna has no public accessor: an ``RDBStorage`` (possibly behind its cache) has ``url``,
+    a journal file backend ``_file_path``.
+    """
+    storage: Any = study._storage
+    storage = getattr(storage, "_backend", storage)
+    url = getattr(storage, "url", None)
+    if isinstance(url, str):
+        return url
+    path = getattr(getattr(storage, "_backend", None), "_file_path", None)
+    return f"journal:{path}" if isinstance(path, str) else None
 
 
 def load_objective(
@@ -337,7 +356,7 @@ def load_objective(
         elif config is not None:
             folder = config.out_dir
         else:
-            folder = Path(attrs.get(OUT_KEY) or Path("runs") / study.study_name)
+            folder = stored_out(attrs, _url_of(study)) or Path("runs") / "tune" / study.study_name
         config = _config(attrs, study.study_name, None, folder, {})
     if config.traps is not None:
         return TrapObjective(config.space, config.traps, config.seed, progress)

@@ -244,15 +244,20 @@ def _job(config: StudyConfig, index: int, lines: Any = None, parent: int | None 
     gets puts its running trial back in the queue, so a restarted study has one set of workers.
     """
     signal.signal(signal.SIGTERM, interrupt_once)
-    if parent is not None:
-        die_with_parent(parent)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
-    quiet_interrupts()
-    progress = (lambda line: lines.put(f"[job {index}] {line}")) if lines is not None else None
     try:
+        if parent is not None:  # a parent already gone: the signal comes at once
+            die_with_parent(parent)
+        optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress lines say it all
+        quiet_interrupts()
+        progress = (lambda line: lines.put(f"[job {index}] {line}")) if lines is not None else None
         optimize(config, progress=progress)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:  # a full disk or a read-only folder: one sentence, not a traceback
+        from agents.cli import os_error_message
+
+        print(f"gomcts tune: job {index}: {os_error_message(exc, config.out_dir)}", file=sys.stderr)
+        sys.exit(1)
 
 
 def _forward_lines(lines: Any, progress: Progress) -> None:

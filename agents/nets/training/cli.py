@@ -176,6 +176,8 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand (with ``sl`` and ``selfplay``) to the ``gomcts`` parser."""
+    from agents.cli import output_folder
+
     parser = subparsers.add_parser(
         "train",
         help="train policy/value networks (supervised from SGF, or self-play)",
@@ -185,7 +187,9 @@ def register(subparsers: Any) -> None:
 
     sl = sub.add_parser("sl", help="supervised learning from a folder of SGF records")
     sl.add_argument("data", help="folder of SGF files (searched recursively)")
-    sl.add_argument("--out", required=True, help="output folder; rerun to resume")
+    sl.add_argument(
+        "--out", required=True, type=output_folder, help="output folder; rerun to resume"
+    )
     _net_arguments(sl)
     sl.add_argument("--steps", type=int, default=2000, help="optimizer steps (default 2000)")
     sl.add_argument("--batch-size", type=int, default=128, help="minibatch (default 128)")
@@ -209,7 +213,9 @@ def register(subparsers: Any) -> None:
         description="Self-play training in generations: games, training, an SPRT gate and an "
         "Elo ladder (docs/nets.md, 'Self-play'). Rerun the same command to resume.",
     )
-    rl.add_argument("--out", required=True, help="run folder, e.g. runs/selfplay/NAME")
+    rl.add_argument(
+        "--out", required=True, type=output_folder, help="run folder, e.g. runs/selfplay/NAME"
+    )
     _net_arguments(rl, preset="paper-9x9")
     _selfplay_arguments(rl)
     rl.set_defaults(func=_cmd_selfplay)
