@@ -60,9 +60,11 @@ from agents.nets.evaluator import NetEvaluator, NetForward, NetPending, pass_whe
 from agents.nets.features import stack_planes
 from agents.nets.symmetry import SYMMETRIES
 from agents.registry import agent_config
-from benchmarks.common import machine_info, machine_line
 from go_env.rules import Rules
 from go_env.state import GoState
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/common.py, run or imported
+from common import machine_info, machine_line
 
 TARGET = 2.5
 """Simulations per CPU-second of the best ``rounds`` arm over the ``leaves`` arm."""
