@@ -145,8 +145,8 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-def _specs(args: argparse.Namespace, precision: str) -> tuple[str, str]:
-    net = "device=cpu" if precision == "fp32" else f"device=cpu,precision={precision}"
+def _specs(args: argparse.Namespace, precision: str, device: str = "cpu") -> tuple[str, str]:
+    net = f"device={device}" if precision == "fp32" else f"device={device},precision={precision}"
     spec = AGENT.format(sims=args.sims, net=net)
     return spec, spec.replace("choice=visits", "choice=visits,backup=softmax")
 
@@ -168,7 +168,7 @@ def _game(agents: list[Any], size: int, opening: list[int], moves: int) -> Steps
 
 def _arm(args: argparse.Namespace, path: str, k: int, precision: str, trial: int) -> dict:
     """Play ``k`` games at once on one leaf path; the timings."""
-    specs = _specs(args, precision)
+    specs = _specs(args, precision, args.device if path == "rounds" else "cpu")
     configs = [agent_config(spec) for spec in specs]
     seeds = np.random.SeedSequence([args.seed, trial]).generate_state(2 * k)
     rng = np.random.default_rng([args.seed, trial])
@@ -245,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         default="fp32",
         help="the rounds arms' network precision, given to the evaluator as net:precision=...",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="the rounds arms' network device (cpu, cuda, cuda:N); the leaves arm stays on the CPU",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None, help="record (and resume) here")
     args = parser.parse_args(argv)
@@ -252,12 +257,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ks, --baseline-k, --sims and --trials must be >= 1")
     if args.moves < 1 or args.threads < 0:
         parser.error("--moves must be >= 1 and --threads >= 0")
-    for spec in _specs(args, args.precision):
+    for spec in _specs(args, args.precision, args.device):
         try:
             agent_config(spec)
         except ValueError as exc:  # e.g. a precision this version's net evaluator lacks
             parser.error(f"--precision {args.precision}: {exc}")
     import torch
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        parser.error(f"--device {args.device}: CUDA is not available on this machine")
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -272,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     print(machine_line(info))
     print(f"{_flags()}\ntorch threads {torch.get_num_threads()}")
-    print("agents: " + " vs ".join(_specs(args, args.precision)))
+    print("agents: " + " vs ".join(_specs(args, args.precision, args.device)))
     arms = [("leaves", args.baseline_k, "fp32")] + [("rounds", k, args.precision) for k in args.ks]
     _warm(args)
     for trial in range(args.trials):
