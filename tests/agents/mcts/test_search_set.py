@@ -54,14 +54,16 @@ class RowByRow:
 @pytest.fixture
 def rows() -> Iterator[RowByRow]:
     net = load_net("", torch.device("cpu"))
-    saved = net_evaluator._FORWARDS.get(net)
+    forwards = net_evaluator._FORWARDS.setdefault(net, {})
+    key = (torch.device("cpu"), "fp32")
+    saved = forwards.get(key)
     forward = RowByRow(net_evaluator.NetForward(net, torch.device("cpu")))
-    net_evaluator._FORWARDS[net] = forward
+    forwards[key] = forward  # type: ignore[assignment]
     yield forward
     if saved is None:
-        del net_evaluator._FORWARDS[net]
+        del forwards[key]
     else:
-        net_evaluator._FORWARDS[net] = saved
+        forwards[key] = saved
 
 
 def _roots(count: int, seed: int, rules: Rules) -> list[GoState]:
