@@ -6,7 +6,7 @@ A tree search knows each leaf as its root position plus the moves down to it. Th
 leaves in one compiled call, without building a :class:`~go_env.state.GoState` per leaf:
 each leaf's moves are replayed on a copy of its root's state vector, keeping the last ``k``
 boards (history planes) and the superko keys of the positions along the way (legal mask).
-The results are bit-identical to the Python path (``tests/go_env/test_leaf_features.py``):
+The results are bit-identical to the Python path (``tests/go_env_tests/test_leaf_features.py``):
 
 * planes ``0 .. 2k``: :func:`go_env.features.history_planes` of the leaf, perspective the
   player to move there;

@@ -1,6 +1,6 @@
 """A real two-node Ray cluster on 127.0.0.1, a match on it, and a node killed mid-match.
 
-Run by tests/agents/matches/test_ray_cluster.py as
+Run by tests/agents_tests/matches/test_ray_cluster.py as
 ``unshare ... python tests/ray_cluster_scenario.py OUT`` inside fresh network and PID
 namespaces: in the network namespace the only interface is the loopback, so Ray's nodes
 really talk over 127.0.0.1 (outside, Ray binds to the machine's address); in the PID
@@ -31,7 +31,7 @@ PORT = 6399
 ADDRESS = f"127.0.0.1:{PORT}"
 TIMING = ("time_black", "time_white", "duration")
 
-# The match of the test (tests/agents/matches/test_ray_cluster.py plays it locally too).
+# The match of the test (tests/agents_tests/matches/test_ray_cluster.py plays it locally too).
 MATCH = {
     "agent_a": "mcts:sims=400",
     "agent_b": "mcts:sims=200",

@@ -164,7 +164,7 @@ def test_pitfall_table_names_real_tests() -> None:
         names = re.findall(r"`(test_\w+)`", row[2])
         assert names, f"no test named for {row[0]!r}"
         for name in names:
-            assert name in defined, f"{name} is not a test of tests/go_env/test_env.py"
+            assert name in defined, f"{name} is not a test of tests/go_env_tests/test_env.py"
 
 
 def test_quick_start_runs(capsys: pytest.CaptureFixture[str]) -> None:

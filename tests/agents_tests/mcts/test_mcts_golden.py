@@ -8,7 +8,7 @@ tree size and the root children's moves, visits and values.
 
 Regenerate (only for an intended change of behaviour, and say why in the commit)::
 
-    python tests/agents/mcts/test_mcts_golden.py --write
+    python tests/agents_tests/mcts/test_mcts_golden.py --write
 """
 
 from __future__ import annotations
