@@ -53,7 +53,8 @@ class MatchConfig:
         opening_moves: Length of the random openings (0: games start from the empty board).
         book: Openings to use instead of random ones (action indices); pair ``p`` plays
             ``book[p % len(book)]``.
-        referee: ``"auto"``, ``"none"`` or a GTP engine command line (see the module doc).
+        referee: ``"auto"``, ``"none"`` or a GTP engine command line (see
+            :mod:`agents.matches.game`, "Scoring").
 
     Raises:
         ValueError: For a number of games out of range, a negative seed or opening length, an
