@@ -1,6 +1,13 @@
 """Arena matches between agents and their statistics.
 
-* :mod:`agents.matches.arena`: paired-opening matches, resumable, with SPRT early stopping;
+* :mod:`agents.matches.arena`: paired-opening matches, resumable, with SPRT early stopping
+  (``iter_games``, ``run_match``);
+* :mod:`agents.matches.match`: what decides a match's games, and its result;
+* :mod:`agents.matches.players`, :mod:`agents.matches.game`: the agents of a process, and
+  one game (clocks, referee, outcome), alone or many at once;
+* :mod:`agents.matches.executors`: where the games run (this process, a process pool, the
+  stream workers of :mod:`agents.matches.stream_pool`, Ray through
+  :mod:`agents.matches.ray_pool`), behind one protocol;
 * :mod:`agents.matches.openings`: random openings and opening books;
 * :mod:`agents.matches.results`: the resumable ``results.jsonl`` file (or its recorded
   ``results.jsonl.gz``);

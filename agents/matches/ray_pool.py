@@ -3,6 +3,8 @@
 :class:`RayPool` gives the arena (and through it ``gomcts tune``) the same interface as the
 local :class:`~concurrent.futures.ProcessPoolExecutor`: ``submit`` returns a
 :class:`~concurrent.futures.Future`, ``cancel`` drops a call not started, ``shutdown`` waits.
+So the arena plays on Ray with the executor it plays on a process pool with
+(:class:`~agents.matches.executors.PoolExecutor`, one game per call).
 Underneath, every call is one Ray task (Moritz et al., "Ray: A Distributed Framework for
 Emerging AI Applications", OSDI 2018), and Ray's lineage-based fault tolerance does the hard
 part: a task whose worker process or node dies is executed again elsewhere (``max_retries``
