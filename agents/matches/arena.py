@@ -146,6 +146,22 @@ def iter_games(
             "games_per_worker > 1 plays in local worker processes; with ray it must be 1"
         )
     store = ResultsFile(results, config.identity()) if results is not None else None
+    try:
+        yield from _play(config, store, workers, ray, width, sgf_dir)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _play(
+    config: MatchConfig,
+    store: ResultsFile | None,
+    workers: int,
+    ray: str | None,
+    width: int,
+    sgf_dir: str | PathLike[str] | None,
+) -> Iterator[GameOutcome]:
+    """:func:`iter_games` once its arguments are checked and its results file is opened."""
     ready = {i: g for i, g in (store.load() if store else {}).items() if i < config.games}
     todo = [i for i in range(config.games) if i not in ready]
     folder = Path(sgf_dir) if sgf_dir is not None else None

@@ -247,6 +247,39 @@ class ResultsFile:
             self.path = pair_of(self.path)[0]
         self.match = json.loads(json.dumps(match))  # the form it has once read back
         self._packed: Path | None = None  # the .gz that holds the games, until expanded
+        self._lock: Any = None  # the open file that holds this match's lock
+
+    def close(self) -> None:
+        """Release the file's lock (taken by :meth:`load`); the games written stay."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def _take_lock(self, target: Path) -> None:
+        """Hold an exclusive advisory lock on ``target`` until :meth:`close`.
+
+        Two processes appending the same games to one file would each resume from what the
+        file held when it started and write the same games twice; the second is refused.
+
+        Raises:
+            ResultsError: When another process holds the lock.
+        """
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here (Windows): one writer is the user's care
+            return
+        handle = target.open("rb" if is_compressed(target) else "ab")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise ResultsError(
+                f"{target} is being written by another process (a gomcts arena, tune or "
+                "reproduce on the same folder); wait for it to end, or give this match "
+                "another output folder"
+            ) from None
+        self.close()
+        self._lock = handle
 
     def load(self) -> dict[int, GameOutcome]:
         """Open the file for this match and return the games already in it, by index.
@@ -259,13 +292,15 @@ class ResultsFile:
                 (the file is then left as it is).
         """
         stored = stored_results(self.path)
+        if stored is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._take_lock(stored if stored is not None else self.path)
         if stored is not None and is_compressed(stored):
             match, games = read_results(stored)
             self._check_match(match, stored)
             self._packed = stored
             return games
         if stored is None or stored.stat().st_size == 0:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._append({"kind": "header", "format": FORMAT, "match": self.match})
             return {}
         data = self.path.read_bytes()
@@ -291,6 +326,7 @@ class ResultsFile:
             except StoredFileError as exc:
                 raise ResultsError(str(exc)) from None
             self._packed = None
+            self._take_lock(self.path)  # the games now live in the plain file
         self._append({"kind": "game", **game.to_dict()})
 
     def _header_line(self) -> bytes:

@@ -226,3 +226,33 @@ def test_a_corrupt_line_inside_a_compressed_file_names_it(tmp_path: Path) -> Non
     path.unlink()
     with pytest.raises(ResultsError, match=r"results\.jsonl\.gz, line 4: a list"):
         read_results(packed)
+
+
+def test_a_second_writer_of_the_same_file_is_refused_until_the_first_closes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "results.jsonl"
+    first = ResultsFile(path, MATCH)
+    first.load()
+    first.append(_game(0))
+    second = ResultsFile(path, MATCH)
+    with pytest.raises(ResultsError, match="being written by another process"):
+        second.load()
+    first.close()
+    assert set(second.load()) == {0}
+    second.close()
+
+
+def test_a_second_arena_on_the_same_results_file_is_refused(tmp_path: Path) -> None:
+    from agents.matches.arena import MatchConfig, iter_games
+
+    path = tmp_path / "results.jsonl"
+    config = MatchConfig(agent_a="random", agent_b="random", games=2, seed=3)
+    holder = ResultsFile(path, config.identity())
+    holder.load()
+    with pytest.raises(ResultsError, match="another process"):
+        next(iter_games(config, results=path, workers=1))
+    holder.close()
+    games = list(iter_games(config, results=path, workers=1))
+    assert [g.index for g in games] == [0, 1]
+    assert set(read_results(path)[1]) == {0, 1}
