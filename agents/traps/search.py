@@ -3,12 +3,14 @@
 One simulation is the same three steps as :mod:`agents.mcts.search`, on a generated tree
 instead of a Go position:
 
-1. **descend** (compiled, :func:`_descend`): from the root, choose children with the
-   project's compiled tree policy :func:`agents.mcts.selection.select_child` (UCT or PUCT,
-   first-play urgency, MCTS-Solver's proven nodes) until a node that is terminal, proven (with
-   the solver) or not expanded. A node that is not expanded is expanded there with all its
-   ``b`` children (:func:`agents.traps.trees.gen_children`), uniform priors or the noisy
-   prior's softmax, in the tree arrays of :class:`agents.mcts.tree.Tree`.
+1. **descend** (compiled, :func:`_descend`, taking the tree's
+   :class:`~agents.mcts.tree.TreeArrays` and a :class:`TrapDescent`): from the root, choose
+   children with the project's compiled tree policy :func:`agents.mcts.selection.select_child`
+   (UCT or PUCT, first-play urgency, MCTS-Solver's proven nodes) until a node that is
+   terminal, proven (with the solver) or not expanded. A node that is not expanded is expanded
+   there with all its ``b`` children (:func:`agents.traps.trees.gen_children`), uniform priors
+   or the noisy prior's softmax, in the tree arrays of :class:`agents.mcts.tree.Tree`, each
+   child set up by the Go search's own :func:`agents.mcts.tree.init_child`.
 2. **evaluate**: the exact outcome of a terminal node, the proven result of a proven node,
    otherwise the noisy (or deceptive) heuristic :func:`agents.traps.trees.evaluate`.
 3. **backup**: ``strategy.backup(tree, path, leaf_value)`` of any registered backup strategy
@@ -24,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -38,7 +40,7 @@ from agents.mcts.selection import (
     POLICY_UCT,
     select_child,
 )
-from agents.mcts.tree import Tree
+from agents.mcts.tree import Tree, TreeArrays, init_child
 from agents.plugins import capability
 from agents.traps.trees import (
     I_KIND,
@@ -55,57 +57,61 @@ from agents.traps.trees import (
     root_key,
 )
 
-__all__ = ["POLICIES", "TrapOutcome", "TrapSearch", "search_tree"]
+__all__ = ["POLICIES", "TrapDescent", "TrapOutcome", "TrapSearch", "search_tree"]
 
 POLICIES = ("uct", "puct", "puct-noisy")
 """Tree policies: UCT, PUCT with uniform priors, PUCT with the noisy prior."""
 
 
+class TrapDescent(NamedTuple):
+    """What the trap search's compiled descent takes besides the tree, as one value.
+
+    Attributes:
+        keys: ``uint64 (C,)`` the generator key of each tree node.
+        info: ``int64 (C, N_INFO)`` each node's generated facts (kind, ``V*``, depth...).
+        path: ``int64 (D,)`` nodes from the root to the leaf (written).
+        scratch: ``int64 (b, N_INFO)`` the facts of a new expansion's children.
+        order: ``int64 (b,)`` buffer of :func:`agents.traps.trees.gen_children`.
+        logits: ``float64 (b,)`` the children's prior logits, then weights.
+        params: Int parameters of the tree family (:meth:`TrapTreeConfig.packed`).
+        fparams: Float parameters of the tree family.
+        policy: ``POLICY_UCT`` or ``POLICY_PUCT``.
+        noisy_prior: Priors from the noisy prior's softmax rather than uniform.
+        c: Exploration constant.
+        fpu_mode: First-play urgency (:mod:`agents.mcts.selection`).
+        solver: Honour proven nodes (MCTS-Solver).
+    """
+
+    keys: np.ndarray
+    info: np.ndarray
+    path: np.ndarray
+    scratch: np.ndarray
+    order: np.ndarray
+    logits: np.ndarray
+    params: np.ndarray
+    fparams: np.ndarray
+    policy: int
+    noisy_prior: bool
+    c: float
+    fpu_mode: int
+    solver: bool
+
+
 @njit(cache=True)
-def _descend(
-    parent,
-    move,
-    first_child,
-    n_children,
-    visits,
-    value,
-    prior,
-    terminal,
-    proven,
-    size,
-    keys,
-    info,
-    path,
-    scratch,
-    order,
-    logits,
-    params,
-    fparams,
-    policy,
-    noisy_prior,
-    c,
-    fpu_mode,
-    solver,
-):  # pragma: no cover - compiled
-    """Select to a leaf, expand it, and return ``(depth, new size, leaf value)``."""
+def _descend(t, size, d):  # pragma: no cover - compiled
+    """Select to a leaf, expand it, and return ``(depth, new size, leaf value)``.
+
+    ``t`` is the tree (:class:`~agents.mcts.tree.TreeArrays`), ``size`` its nodes in use and
+    ``d`` the :class:`TrapDescent`.
+    """
+    first_child, terminal, proven = t.first_child, t.terminal, t.proven
+    keys, info, path, scratch, logits = d.keys, d.info, d.path, d.scratch, d.logits
+    params, fparams, noisy_prior, solver = d.params, d.fparams, d.noisy_prior, d.solver
     node = 0
     depth = 0
     path[0] = 0
     while first_child[node] >= 0 and terminal[node] == 0 and not (solver and proven[node] != 0):
-        node = select_child(
-            node,
-            first_child,
-            n_children,
-            visits,
-            value,
-            prior,
-            proven,
-            policy,
-            c,
-            fpu_mode,
-            0.0,
-            solver,
-        )
+        node = select_child(t, node, d.policy, d.c, d.fpu_mode, 0.0, solver)
         depth += 1
         path[depth] = node
     if terminal[node] != 0:
@@ -113,7 +119,7 @@ def _descend(
     if solver and proven[node] != 0:
         return depth, size, -float(proven[node])
     key = keys[node]
-    count = gen_children(key, info[node], params, fparams, scratch, order)
+    count = gen_children(key, info[node], params, fparams, scratch, d.order)
     if count == 0:  # the root of a terminal tree cannot happen; a safe leaf anyway
         terminal[node] = 1
         return depth, size, float(info[node, I_VSTAR])
@@ -124,14 +130,7 @@ def _descend(
         keys[ch] = ck
         for j in range(N_INFO):
             info[ch, j] = scratch[i, j]
-        parent[ch] = node
-        move[ch] = i
-        first_child[ch] = -1
-        n_children[ch] = 0
-        visits[ch] = 0
-        value[ch] = 0.0
-        proven[ch] = 0
-        terminal[ch] = 1 if is_terminal(info[ch], params) else 0
+        init_child(t, ch, node, i, 0.0, 1 if is_terminal(info[ch], params) else 0)
         if noisy_prior:
             logits[i] = prior_logit(ck, info[ch], params, fparams)
             top = max(top, logits[i])
@@ -142,11 +141,18 @@ def _descend(
         else:
             logits[i] = 1.0
         total += logits[i]
+    prior = t.prior
     for i in range(count):
         prior[size + i] = logits[i] / total
     first_child[node] = size
-    n_children[node] = count
+    t.n_children[node] = count
     return depth, size + count, evaluate(key, info[node], params, fparams)
+
+
+@njit(cache=True)
+def _descend_packed(packed, size, d):  # pragma: no cover - compiled
+    """:func:`_descend` with the tree and the descent as plain tuples (faster to dispatch)."""
+    return _descend(TreeArrays(*packed), size, TrapDescent(*d))
 
 
 @dataclass(frozen=True)
@@ -233,6 +239,22 @@ class TrapSearch:
         info = np.zeros((tree.capacity, N_INFO), dtype=np.int64)
         keys[0] = root_key(seed)
         info[0] = ROOT_INFO
+        descent = TrapDescent(
+            keys,
+            info,
+            self._path,
+            self._scratch,
+            self._order,
+            self._logits,
+            self._params,
+            self._fparams,
+            self._policy,
+            self.policy == "puct-noisy",
+            self.c,
+            self._fpu,
+            self.solver,
+        )
+        packed = tuple(descent)
         path = self._path
         done = 0
         for _ in range(sims):
@@ -244,31 +266,9 @@ class TrapSearch:
                 info = np.concatenate(
                     [info, np.zeros((tree.capacity - info.shape[0], N_INFO), np.int64)]
                 )
-            depth, size, leaf_value = _descend(
-                tree.parent,
-                tree.move,
-                tree.first_child,
-                tree.n_children,
-                tree.visits,
-                tree.value,
-                tree.prior,
-                tree.terminal,
-                tree.proven,
-                tree.size,
-                keys,
-                info,
-                path,
-                self._scratch,
-                self._order,
-                self._logits,
-                self._params,
-                self._fparams,
-                self._policy,
-                self.policy == "puct-noisy",
-                self.c,
-                self._fpu,
-                self.solver,
-            )
+                descent = descent._replace(keys=keys, info=info)
+                packed = tuple(descent)
+            depth, size, leaf_value = _descend_packed(tree.packed, tree.size, packed)
             tree.size = size
             strategy.backup(tree, path[: depth + 1], leaf_value)
             done += 1
