@@ -34,6 +34,7 @@ from numba import njit
 from agents.mcts.backups._common import DEFAULT_BOARD_POINTS, check_number
 from agents.mcts.backups._kernel import NO_TABLE, kernel_params
 from agents.mcts.tree import Tree, TreeArrays
+from go_env.validation import check_int
 
 __all__ = ["CoulomBackup"]
 
@@ -103,12 +104,12 @@ class CoulomBackup:
     def __post_init__(self) -> None:
         check_number("coulom", "a", self.a, low=0.0)
         check_number("coulom", "b", self.b, low=0.0, low_open=True, allow_inf=True)
-        if self.points is not None and (
-            isinstance(self.points, bool) or not isinstance(self.points, int) or self.points < 1
-        ):
-            raise ValueError(
-                f"coulom: parameter 'points' must be a positive int (81 on 9x9, "
-                f"361 on 19x19) or None, got {self.points!r}"
+        if self.points is not None:
+            check_int(
+                "coulom: parameter 'points'",
+                self.points,
+                min=1,
+                allowed="a positive int (81 on 9x9, 361 on 19x19) or None",
             )
         s = self.board_points  # weight a S, threshold b S, slope a / b
         object.__setattr__(self, "_params", kernel_params(self.a * s, self.b * s, self.a / self.b))
