@@ -56,6 +56,7 @@ from agents.traps.trees import (
     prior_logit,
     root_key,
 )
+from go_env.validation import check_int
 
 __all__ = ["POLICIES", "TrapDescent", "TrapOutcome", "TrapSearch", "search_tree"]
 
@@ -226,10 +227,8 @@ class TrapSearch:
 
     def run(self, seed: int, sims: int) -> TrapOutcome:
         """Search the tree with this ``seed`` for ``sims`` simulations; the decision."""
-        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 1:
-            raise ValueError(f"sims must be a positive int, got {sims!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        check_int("sims", sims, min=1, allowed="a positive int")
+        check_int("seed", seed, min=0)
         start = time.perf_counter()
         b = self.trees.b
         strategy = bind_backup(self.strategy, sims, board_points=b)
