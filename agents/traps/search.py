@@ -14,7 +14,10 @@ instead of a Go position:
 2. **evaluate**: the exact outcome of a terminal node, the proven result of a proven node,
    otherwise the noisy (or deceptive) heuristic :func:`agents.traps.trees.evaluate`.
 3. **backup**: ``strategy.backup(tree, path, leaf_value)`` of any registered backup strategy
-   (:mod:`agents.mcts.backups.base`): the built-ins and ``pip install``-ed plugins alike.
+   (:mod:`agents.mcts.backups.base`): the built-ins and ``pip install``-ed plugins alike. A
+   built-in strategy (alone or inside ``solver``) backs up inside the same compiled call as
+   the descent (:mod:`agents.mcts.backups.compiled`), with the same kernel its ``backup``
+   method calls; any other is called from Python.
 
 The decision is the most visited root child (ties to the higher value), or MCTS-Solver's
 secure child (:func:`agents.mcts.backups.solver.secure_child`) for the ``solver`` backup, as
@@ -32,6 +35,8 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups import bind_backup, make_backup
+from agents.mcts.backups._kernel import NO_TABLE
+from agents.mcts.backups.compiled import kernel_of, run_backup, run_solver_backup
 from agents.mcts.config import DEFAULT_C
 from agents.mcts.selection import (
     FPU_ABSOLUTE,
@@ -81,6 +86,11 @@ class TrapDescent(NamedTuple):
         c: Exploration constant.
         fpu_mode: First-play urgency (:mod:`agents.mcts.selection`).
         solver: Honour proven nodes (MCTS-Solver).
+        backup_kind: The built-in backup kernel run in the same compiled call
+            (:mod:`agents.mcts.backups.compiled`), or -1: the caller backs up in Python.
+        backup_solver: That kernel wrapped in MCTS-Solver.
+        backup_table: Its ``table``.
+        backup_params: Its ``params``.
     """
 
     keys: np.ndarray
@@ -96,6 +106,10 @@ class TrapDescent(NamedTuple):
     c: float
     fpu_mode: int
     solver: bool
+    backup_kind: int
+    backup_solver: bool
+    backup_table: np.ndarray
+    backup_params: np.ndarray
 
 
 @njit(cache=True)
@@ -151,9 +165,22 @@ def _descend(t, size, d):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _descend_packed(packed, size, d):  # pragma: no cover - compiled
-    """:func:`_descend` with the tree and the descent as plain tuples (faster to dispatch)."""
-    return _descend(TreeArrays(*packed), size, TrapDescent(*d))
+def _simulate(t, size, d):  # pragma: no cover - compiled
+    """:func:`_descend`, then the built-in backup ``d.backup_kind`` if there is one."""
+    depth, size, leaf_value = _descend(t, size, d)
+    if d.backup_kind >= 0:
+        path = d.path[: depth + 1]
+        if d.backup_solver:
+            run_solver_backup(d.backup_kind, t, path, leaf_value, d.backup_table, d.backup_params)
+        else:
+            run_backup(d.backup_kind, t, path, leaf_value, d.backup_table, d.backup_params)
+    return depth, size, leaf_value
+
+
+@njit(cache=True)
+def _simulate_packed(packed, size, d):  # pragma: no cover - compiled
+    """:func:`_simulate` with the tree and the descent as plain tuples (faster to dispatch)."""
+    return _simulate(TreeArrays(*packed), size, TrapDescent(*d))
 
 
 @dataclass(frozen=True)
@@ -238,6 +265,7 @@ class TrapSearch:
         info = np.zeros((tree.capacity, N_INFO), dtype=np.int64)
         keys[0] = root_key(seed)
         info[0] = ROOT_INFO
+        compiled = kernel_of(strategy)  # a built-in backs up inside the compiled call
         descent = TrapDescent(
             keys,
             info,
@@ -252,6 +280,10 @@ class TrapSearch:
             self.c,
             self._fpu,
             self.solver,
+            -1 if compiled is None else compiled.kind,
+            compiled is not None and compiled.solver,
+            NO_TABLE if compiled is None else compiled.table,
+            NO_TABLE if compiled is None else compiled.params,
         )
         packed = tuple(descent)
         path = self._path
@@ -267,9 +299,10 @@ class TrapSearch:
                 )
                 descent = descent._replace(keys=keys, info=info)
                 packed = tuple(descent)
-            depth, size, leaf_value = _descend_packed(tree.packed, tree.size, packed)
+            depth, size, leaf_value = _simulate_packed(tree.packed, tree.size, packed)
             tree.size = size
-            strategy.backup(tree, path[: depth + 1], leaf_value)
+            if compiled is None:
+                strategy.backup(tree, path[: depth + 1], leaf_value)
             done += 1
         chosen = self._choose(tree)
         children = tree.children(0)
