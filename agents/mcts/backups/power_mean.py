@@ -119,7 +119,6 @@ class PowerMeanBackup:
         p = check_number("power_mean", "p", self.p, low=1.0)
         # Integer exponents up to 64 are computed by squaring (faster than pow).
         int_p = int(p) if p.is_integer() and p <= 64 else -1
-        object.__setattr__(self, "_int_p", int_p)
         for name in ("recursive", "self_mixed"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(

@@ -145,7 +145,6 @@ class SoftmaxBackup:
             n,
             lambda: {
                 "_tau": tau_table(self.g, n),
-                "_tail_slope": tail_slope,
                 "_params": kernel_params(tail_slope, self.recursive, self.self_mixed),
             },
         )

@@ -95,7 +95,6 @@ class XieLiuBackup:
             self,
             n,
             lambda: {
-                "_rate": self.beta / n,
                 "_params": kernel_params(self.beta / n, exponential),
             },
         )
