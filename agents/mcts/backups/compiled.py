@@ -28,8 +28,9 @@ from agents.mcts.backups.power_mean import PowerMeanBackup, _power_mean_backup
 from agents.mcts.backups.softmax import SoftmaxBackup, _softmax_backup
 from agents.mcts.backups.solver import SolverBackup, _pin_proven, _solve
 from agents.mcts.backups.xie_liu import XieLiuBackup, _xie_liu_backup
+from agents.mcts.tree import TreeArrays
 
-__all__ = ["CompiledBackup", "kernel_of", "run_backup", "run_solver_backup"]
+__all__ = ["CompiledBackup", "kernel_of", "run_backup", "run_solver_backup", "solver_packed"]
 
 MEAN, ERWA, MAXMCTS, POWER_MEAN, SOFTMAX, MONOTONE, XIE_LIU, COULOM = range(8)
 
@@ -114,3 +115,13 @@ def run_solver_backup(kind, t, path, leaf_value, table, params):  # pragma: no c
     else:
         run_backup(kind, t, path, value, table, params)
     _pin_proven(t, path)
+
+
+@njit(cache=True)
+def solver_packed(packed, path, leaf_value, kind, table, params):  # pragma: no cover - compiled
+    """:func:`run_solver_backup` on :attr:`~agents.mcts.tree.Tree.packed`: one call from Python.
+
+    :meth:`SolverBackup.backup` calls it around a built-in strategy, where it called three
+    kernels (prove, back up, pin the proven values).
+    """
+    run_solver_backup(kind, TreeArrays(*packed), path, leaf_value, table, params)

@@ -110,6 +110,18 @@ def _pin_proven_packed(packed, path):  # pragma: no cover - compiled
     _pin_proven(TreeArrays(*packed), path)
 
 
+_SOLVER_PACKED: list[Any] = []  # agents.mcts.backups.compiled.solver_packed, once imported
+
+
+def _compiled_form(strategy: SolverBackup) -> Any:
+    """``kernel_of(strategy)`` (:mod:`agents.mcts.backups.compiled`, which imports this module)."""
+    from agents.mcts.backups.compiled import kernel_of, solver_packed
+
+    if not _SOLVER_PACKED:
+        _SOLVER_PACKED.append(solver_packed)
+    return kernel_of(strategy)
+
+
 @dataclass(frozen=True, kw_only=True)
 class SolverBackup:
     """MCTS-Solver around another backup strategy.
@@ -160,6 +172,16 @@ class SolverBackup:
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Prove what the leaf decides, back up through ``inner``, pin proven values to ±1."""
         inner = self._inner  # type: ignore[attr-defined]
+        fast = self.__dict__.get("_compiled")
+        if fast is None or fast[0] is not inner:  # first call, or a copy bound to another
+            fast = (inner, _compiled_form(self))
+            object.__setattr__(self, "_compiled", fast)
+        compiled = fast[1]
+        if compiled is not None:  # a built-in inner strategy: all in one compiled call
+            _SOLVER_PACKED[0](
+                tree.packed, path, float(leaf_value), compiled.kind, compiled.table, compiled.params
+            )
+            return
         cut, value = _solve_packed(tree.packed, path, float(leaf_value))
         last = path.shape[0] - 1
         if 0 <= cut < last:

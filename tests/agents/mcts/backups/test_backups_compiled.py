@@ -78,3 +78,18 @@ def test_trap_search_backs_up_in_compiled_code_as_in_python(spec: str) -> None:
             slow.simulations,
             slow.nodes,
         )
+
+
+def test_solver_backup_in_one_call_is_the_three_calls() -> None:
+    fast = SolverBackup(inner=SoftmaxBackup(g=(-1.0, 0.0, 1.0))).bind(300)
+    slow = SolverBackup(inner=PythonSoftmax(g=(-1.0, 0.0, 1.0))).bind(300)  # Python path
+    assert kernel_of(fast) is not None and kernel_of(slow) is None
+    trees = [Tree(3, capacity=2) for _ in range(2)]
+    for step in range(300):
+        path, leaf_value = random_path(trees[0], np.random.default_rng(step))
+        random_path(trees[1], np.random.default_rng(step))
+        slow.backup(trees[0], path, leaf_value)
+        fast.backup(trees[1], path, leaf_value)
+    assert trees[1].proven[: trees[1].size].any()  # the solver had work to do
+    for mine, theirs in zip(_snapshot(trees[1]), _snapshot(trees[0]), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
