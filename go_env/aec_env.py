@@ -37,6 +37,7 @@ from go_env.observation_format import ObservationFormat, check_format, convert, 
 from go_env.render import render_ansi, render_rgb
 from go_env.rules import MAX_SIZE, MIN_SIZE, KoRule, Rules
 from go_env.state import Color, GoState
+from go_env.validation import check_int
 
 __all__ = ["AGENTS", "RENDER_MODES", "GoEnv", "StateAccess", "env", "raw_env"]
 
@@ -52,21 +53,18 @@ _OTHER = {AGENTS[0]: AGENTS[1], AGENTS[1]: AGENTS[0]}
 
 
 def _check_board_size(board_size: object) -> int:
-    if isinstance(board_size, bool) or not isinstance(board_size, int):
-        raise ValueError(
-            f"board_size must be an int from {MIN_SIZE} to {MAX_SIZE}, got {board_size!r}"
-        )
+    board_size = check_int(
+        "board_size", board_size, allowed=f"an int from {MIN_SIZE} to {MAX_SIZE}"
+    )
     if not MIN_SIZE <= board_size <= MAX_SIZE:
         raise ValueError(f"board_size must be from {MIN_SIZE} to {MAX_SIZE}, got {board_size}")
     return board_size
 
 
 def _check_history(history: object) -> int:
-    if isinstance(history, bool) or not isinstance(history, int) or history < 1:
-        raise ValueError(
-            f"history (positions in the observation) must be a positive int, got {history!r}"
-        )
-    return history
+    return check_int(
+        "history (positions in the observation)", history, min=1, allowed="a positive int"
+    )
 
 
 def _check_render_mode(render_mode: object) -> str | None:

@@ -39,6 +39,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
+from go_env.validation import check_int
+
 __all__ = [
     "INSTALL_HINT",
     "ClusterError",
@@ -211,12 +213,9 @@ class RayPool(Executor):
         num_cpus: float = 1.0,
         poll: float = 0.1,
     ) -> None:
-        if slots is not None and (isinstance(slots, bool) or not isinstance(slots, int)):
-            raise ValueError(f"slots must be a positive int or None, got {slots!r}")
-        if slots is not None and slots < 1:
-            raise ValueError(f"slots must be >= 1, got {slots}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        if slots is not None:
+            check_int("slots", slots, min=1, allowed="a positive int or None")
+        check_int("max_retries", max_retries, min=0)
         if not num_cpus > 0:
             raise ValueError(f"num_cpus must be > 0, got {num_cpus!r}")
         self._ray = connect(address)

@@ -33,6 +33,7 @@ from agents.mcts.backups.registry import BACKUPS
 from agents.mcts.evaluator_plugins import EVALUATORS, EvaluatorPlugin, RolloutEvaluatorConfig
 from agents.mcts.params import SearchParams
 from agents.plugins import capability, plugin_field, resolve_plugin_fields
+from go_env.validation import check_choice, check_float, check_int
 
 if TYPE_CHECKING:
     from agents.mcts.evaluators import Evaluator
@@ -173,10 +174,10 @@ class MCTSConfig:
             raise ValueError(
                 f"time must be a positive number of seconds or None, got {self.time!r}"
             )
-        _check_choice("policy", self.policy, ("uct", "puct"))
+        check_choice("policy", self.policy, ("uct", "puct"))
         if self.c is not None and not (_is_number(self.c) and self.c >= 0):
             raise ValueError(f"c must be a number >= 0 or None, got {self.c!r}")
-        _check_choice("fpu", self.fpu, ("auto", "infinite", "parent", "absolute"))
+        check_choice("fpu", self.fpu, ("auto", "infinite", "parent", "absolute"))
         _check_float("fpu_reduction", self.fpu_reduction, 0.0, 2.0)
         _check_float("fpu_value", self.fpu_value, -1.0, 1.0)
         if not (_is_number(self.noise_alpha) and self.noise_alpha > 0):
@@ -186,13 +187,13 @@ class MCTSConfig:
             raise ValueError(
                 f"score_scale must be >= 0 (0 = win/loss value), got {self.score_scale!r}"
             )
-        _check_choice("end_scoring", self.end_scoring, ("tromp_taylor", "remove_dead"))
+        check_choice("end_scoring", self.end_scoring, ("tromp_taylor", "remove_dead"))
         _check_int("dead_playouts", self.dead_playouts, 1, MAX_COUNT)
         _check_int("expand_visits", self.expand_visits, 0, MAX_COUNT)
         _check_int("max_nodes", self.max_nodes, 1024, MAX_COUNT)
         if not (_is_number(self.pass_prior) and self.pass_prior >= 0):
             raise ValueError(f"pass_prior must be >= 0, got {self.pass_prior!r}")
-        _check_choice("choice", self.choice, ("auto", "visits", "value", "secure"))
+        check_choice("choice", self.choice, ("auto", "visits", "value", "secure"))
         _check_float("secure_a", self.secure_a, -10.0, 10.0)
         if not (_is_number(self.temperature) and self.temperature > 0):
             raise ValueError(f"temperature must be > 0, got {self.temperature!r}")
@@ -284,19 +285,9 @@ def _is_number(value: object) -> bool:
 
 
 def _check_int(name: str, value: object, low: int, high: int, extra: str = "") -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        shown = repr(value)
-        if isinstance(value, int) and value.bit_length() > 128:  # str() fails past 4300 digits
-            shown = f"an int of {value.bit_length()} bits"
-        also = f" {extra}" if extra else ""
-        raise ValueError(f"{name} must be an int in [{low}, {high}]{also}, got {shown}")
+    also = f" {extra}" if extra else ""
+    check_int(name, value, min=low, max=high, allowed=f"an int in [{low}, {high}]{also}")
 
 
 def _check_float(name: str, value: object, low: float, high: float) -> None:
-    if not (_is_number(value) and low <= value <= high):  # type: ignore[operator]
-        raise ValueError(f"{name} must be a number in [{low}, {high}], got {value!r}")
-
-
-def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    check_float(name, value, min=low, max=high)

@@ -49,6 +49,7 @@ from agents.mcts.evaluators import Evaluator, LeafBatch
 from agents.mcts.params import SearchParams
 from agents.mcts.search import Search, SearchSteps
 from go_env.state import Color, GoState
+from go_env.validation import check_int
 
 __all__ = [
     "GumbelParams",
@@ -189,9 +190,7 @@ class GumbelParams:
 
     def __post_init__(self) -> None:
         for name in ("sims", "considered"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, getattr(self, name), min=1)
         for name in ("c_visit", "c_scale"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):

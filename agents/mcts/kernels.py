@@ -37,7 +37,7 @@ from agents.mcts.params import (
     I_SUICIDE,
 )
 from agents.mcts.selection import select_child
-from agents.mcts.tree import TreeArrays
+from agents.mcts.tree import TreeArrays, init_child
 from go_env.kernels import (
     H_HASH,
     H_MOVES,
@@ -160,26 +160,14 @@ def expand(t, node, size, s, board, scratch, depth, iparams, pass_weight):  # pr
     pass_prior = pass_weight / total if total > 0 else 1.0
     passes = s[H_PASSES]
     capped = s[H_MOVES] + 1 >= iparams[I_LIMIT]
-    parent, move, first_child, n_children = t.parent, t.move, t.first_child, t.n_children
-    visits, value, prior, terminal, proven = t.visits, t.value, t.prior, t.terminal, t.proven
     for k in range(count):
-        ch = size + k
         m = legal[k]
-        parent[ch] = node
-        move[ch] = m
-        first_child[ch] = -1
-        n_children[ch] = 0
-        visits[ch] = 0
-        value[ch] = 0.0
-        proven[ch] = 0
         if m == points:
-            prior[ch] = pass_prior
-            terminal[ch] = 1 if (passes >= 1 or capped) else 0
+            init_child(t, size + k, node, m, pass_prior, 1 if (passes >= 1 or capped) else 0)
         else:
-            prior[ch] = point_prior
-            terminal[ch] = 1 if capped else 0
-    first_child[node] = size
-    n_children[node] = count
+            init_child(t, size + k, node, m, point_prior, 1 if capped else 0)
+    t.first_child[node] = size
+    t.n_children[node] = count
     return size + count
 
 
@@ -247,20 +235,7 @@ def descend(
     depth = 0
     path[0] = 0
     while first_child[node] >= 0 and terminal[node] == 0 and not (solver and proven[node] != 0):
-        node = select_child(
-            node,
-            first_child,
-            t.n_children,
-            t.visits,
-            t.value,
-            t.prior,
-            proven,
-            policy,
-            c,
-            fpu_mode,
-            fpu_value,
-            solver,
-        )
+        node = select_child(t, node, policy, c, fpu_mode, fpu_value, solver)
         mv = t.move[node]
         play(s, nbr, zob, mv)
         path_moves[depth] = mv

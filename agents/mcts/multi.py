@@ -39,6 +39,7 @@ import numpy as np
 from agents.mcts.evaluators import LeafBatch
 from agents.mcts.requests import LeafRequest, Request, SearchRequest, Steps
 from agents.mcts.search_set import SearchSet
+from go_env.validation import check_int
 
 __all__ = [
     "BatchStats",
@@ -103,11 +104,13 @@ def check_width(width: object, what: str = "games_per_worker") -> int:
     Raises:
         ValueError: Naming the value and what is allowed.
     """
-    if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
-        raise ValueError(
-            f"{what} must be an int >= 1 (the searches sharing one evaluator), got {width!r}"
-        )
-    return int(width)
+    return check_int(
+        what,
+        width,
+        min=1,
+        numpy=True,
+        allowed="an int >= 1 (the searches sharing one evaluator)",
+    )
 
 
 @dataclass

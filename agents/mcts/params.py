@@ -25,6 +25,7 @@ from agents.mcts.selection import (
     POLICY_UCT,
 )
 from go_env.rules import KoRule, Rules
+from go_env.validation import check_int
 
 __all__ = [
     "F_C",
@@ -99,9 +100,7 @@ class SearchParams:
         if self.fpu_mode not in _FPU:
             raise ValueError(f"fpu_mode must be one of {', '.join(_FPU)}; got {self.fpu_mode!r}")
         for name, low in (("sims", 1), ("batch", 1), ("max_nodes", 2), ("virtual_loss", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+            check_int(name, getattr(self, name), min=low)
         if self.backup is None:
             from agents.mcts.backups import make_backup
 

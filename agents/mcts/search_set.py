@@ -48,6 +48,7 @@ from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import TreeArrays
 from go_env.leaf_features import LeafRoots
+from go_env.validation import check_int
 
 __all__ = ["RowEvaluator", "SearchSet"]
 
@@ -255,8 +256,7 @@ class SearchSet:
     """
 
     def __init__(self, capacity: int) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            raise ValueError(f"capacity must be an int >= 1 (searches at once), got {capacity!r}")
+        check_int("capacity", capacity, min=1, allowed="an int >= 1 (searches at once)")
         self.capacity = capacity
         self._running: list[_Running] = []
         self._free = list(range(capacity - 1, -1, -1))

@@ -114,41 +114,26 @@ def puct_scores(
 
 @njit(cache=True)
 def select_child(
-    node,
-    first_child,
-    n_children,
-    visits,
-    value,
-    prior,
-    proven,
-    policy,
-    c,
-    fpu_mode,
-    fpu_value,
-    use_solver,
+    t, node, policy, c, fpu_mode, fpu_value, use_solver
 ):  # pragma: no cover - compiled
     """The child of an expanded ``node`` that the tree policy visits next.
 
     Args:
-        node: The node (expanded: ``n_children[node] > 0``).
-        first_child: Tree arrays (see :class:`~agents.mcts.tree.Tree`).
-        n_children: Tree arrays.
-        visits: Tree arrays.
-        value: Tree arrays.
-        prior: Tree arrays.
-        proven: Tree arrays.
+        t: The tree (:class:`~agents.mcts.tree.TreeArrays`).
+        node: The node (expanded: ``t.n_children[node] > 0``).
         policy: ``POLICY_UCT`` or ``POLICY_PUCT``.
         c: Exploration constant.
         fpu_mode: ``FPU_INFINITE``, ``FPU_PARENT`` or ``FPU_ABSOLUTE``.
         fpu_value: See :func:`first_play_value`.
-        use_solver: Honour ``proven`` (MCTS-Solver): a proven win is taken at once, proven
+        use_solver: Honour ``t.proven`` (MCTS-Solver): a proven win is taken at once, proven
             losses only when nothing else is left.
 
     Returns:
         The node index of the chosen child (the first maximum of the scores).
     """
-    first = first_child[node]
-    count = n_children[node]
+    visits, value, prior, proven = t.visits, t.value, t.prior, t.proven
+    first = t.first_child[node]
+    count = t.n_children[node]
     total = 0
     for i in range(first, first + count):
         total += visits[i]

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
-__all__ = ["PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN", "Tree", "TreeArrays"]
+__all__ = ["PROVEN_LOSS", "PROVEN_WIN", "UNPROVEN", "Tree", "TreeArrays", "init_child"]
 
 UNPROVEN = 0
 PROVEN_WIN = 1  # a forced win for the player who moved into the node
@@ -28,6 +29,13 @@ class TreeArrays(NamedTuple):
 
     The same arrays as the tree's attributes (views, not copies): a kernel that writes
     ``arrays.visits[i]`` writes the tree. Valid until the tree grows (:meth:`Tree.reserve`).
+
+    Compiled kernels take the tree as this struct (the descent, the tree policy, the backups).
+    From Python, a kernel is best called through a ``*_packed`` entry with
+    :attr:`Tree.packed`, the same arrays as a plain tuple: numba's dispatcher types a plain
+    tuple of arrays about twice as fast as a ``NamedTuple`` (``docs/performance.md``), and the
+    entry names the fields again in compiled code (``TreeArrays(*packed)``), where it costs
+    nothing.
     """
 
     parent: np.ndarray
@@ -40,6 +48,28 @@ class TreeArrays(NamedTuple):
     terminal: np.ndarray
     proven: np.ndarray
     stats: np.ndarray
+
+
+@njit(cache=True)
+def init_child(t, child, node, move, prior, terminal):  # pragma: no cover - compiled
+    """Make ``child`` a new, unvisited child of ``node`` reached by ``move``.
+
+    The one child initialisation of the compiled expansions (the Go search's
+    :func:`agents.mcts.kernels.expand` and the trap search's descent): ``t`` is the
+    :class:`TreeArrays`, ``prior`` the move's prior and ``terminal`` the node's
+    ``Tree.terminal`` code (non-zero when the game is over there). The caller links the block
+    of children to ``node`` (``first_child``, ``n_children``). ``stats`` is left as it is (zero
+    in a new tree's arrays).
+    """
+    t.parent[child] = node
+    t.move[child] = move
+    t.first_child[child] = -1
+    t.n_children[child] = 0
+    t.visits[child] = 0
+    t.value[child] = 0.0
+    t.prior[child] = prior
+    t.terminal[child] = terminal
+    t.proven[child] = 0
 
 
 class Tree:
@@ -84,6 +114,7 @@ class Tree:
         self.stats = np.zeros((capacity, n_stats), dtype=np.float64)
         self.size = 1  # the root
         self._arrays: TreeArrays | None = None
+        self._packed: tuple[np.ndarray, ...] = ()
 
     @property
     def arrays(self) -> TreeArrays:
@@ -102,7 +133,15 @@ class Tree:
                 self.proven,
                 self.stats,
             )
+            self._packed = tuple(arrays)
         return arrays
+
+    @property
+    def packed(self) -> tuple[np.ndarray, ...]:
+        """:attr:`arrays` as a plain tuple, for the ``*_packed`` kernel entries (cached)."""
+        if self._arrays is None:
+            self.arrays  # noqa: B018 - builds both
+        return self._packed
 
     @property
     def capacity(self) -> int:

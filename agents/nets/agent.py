@@ -16,6 +16,7 @@ from agents.nets.devices import check_device
 from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from go_env.state import GoState
+from go_env.validation import check_float, check_int
 
 __all__ = ["NetAgent", "NetAgentConfig"]
 
@@ -59,7 +60,7 @@ class NetAgentConfig:
         if self.mode not in ("greedy", "sample"):
             raise ValueError(f"mode must be greedy or sample, got {self.mode!r}")
         t = self.temperature
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < float("inf"):
+        if check_float("temperature", t, allowed="a number > 0") <= 0:
             raise ValueError(f"temperature must be a number > 0, got {t!r}")
         if self.symmetry not in ("none", "random", "average"):
             raise ValueError(
@@ -68,10 +69,8 @@ class NetAgentConfig:
         check_threads(self.threads)
         check_device(self.device)
         check_precision(self.precision)
-        if self.seed is not None and (
-            isinstance(self.seed, bool) or not isinstance(self.seed, int)
-        ):
-            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if self.seed is not None:
+            check_int("seed", self.seed, allowed="an int or None")
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
 

@@ -44,6 +44,7 @@ from agents.nets.precision import PrecisionError, resolve_precision
 from agents.nets.symmetry import SYMMETRIES, inverse_policy, transform_planes
 from go_env.leaf_features import LeafRoots
 from go_env.state import GoState
+from go_env.validation import check_int
 
 if TYPE_CHECKING:
     from agents.mcts.evaluators import LeafBatch
@@ -132,8 +133,7 @@ class NetEvaluator:
     ) -> None:
         if symmetry not in _MODES:
             raise ValueError(f"symmetry must be one of {', '.join(_MODES)}; got {symmetry!r}")
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise ValueError(f"cache_size must be an int >= 0, got {cache_size!r}")
+        check_int("cache_size", cache_size, min=0)
         self.device = resolve_device(device)
         self.precision = resolve_precision(precision, str(self.device))
         if isinstance(net, PolicyValueNet):

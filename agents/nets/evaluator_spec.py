@@ -17,7 +17,6 @@ evaluator is built. ``mix:value=net,lam=...`` mixes rollouts in the same way as 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -25,6 +24,7 @@ from agents.nets.devices import check_device
 from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from agents.spec import config_from_params, parse_spec
+from go_env.validation import check_float, check_int
 
 if TYPE_CHECKING:
     from agents.mcts.evaluators import Evaluator
@@ -66,16 +66,8 @@ class NetEvaluatorConfig:
             raise ValueError(
                 f"symmetry must be one of none, random, average; got {self.symmetry!r}"
             )
-        if isinstance(self.cache, bool) or not isinstance(self.cache, int) or self.cache < 0:
-            raise ValueError(f"cache must be an int >= 0, got {self.cache!r}")
-        lam = self.lam
-        if not (
-            isinstance(lam, (int, float))
-            and not isinstance(lam, bool)
-            and math.isfinite(lam)
-            and 0.0 <= lam <= 1.0
-        ):
-            raise ValueError(f"lam must be a number in [0, 1], got {lam!r}")
+        check_int("cache", self.cache, min=0)
+        check_float("lam", self.lam, min=0, max=1)
         check_threads(self.threads)
         check_device(self.device)
         check_precision(self.precision)

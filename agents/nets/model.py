@@ -32,6 +32,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from agents.nets.features import num_input_planes
+from go_env.validation import check_int
 
 __all__ = ["PRESETS", "NetConfig", "PolicyValueNet", "ResidualBlock"]
 
@@ -78,9 +79,7 @@ class NetConfig:
             ("policy_channels", 1, 64),
             ("value_channels", 1, 64),
         ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"{name} must be an int in [{low}, {high}], got {value!r}")
+            check_int(name, getattr(self, name), min=low, max=high)
         if not isinstance(self.tactical, bool):
             raise ValueError(f"tactical must be True or False, got {self.tactical!r}")
 

@@ -14,6 +14,8 @@ from functools import cache
 
 import numpy as np
 
+from go_env.validation import check_int
+
 __all__ = [
     "SYMMETRIES",
     "action_permutation",
@@ -29,9 +31,7 @@ SYMMETRIES = 8
 
 
 def _check(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < SYMMETRIES:
-        raise ValueError(f"symmetry must be an int in 0..7, got {k!r}")
-    return int(k)
+    return check_int("symmetry", k, min=0, max=SYMMETRIES - 1, numpy=True, allowed="an int in 0..7")
 
 
 def transform_planes(planes: np.ndarray, k: int) -> np.ndarray:

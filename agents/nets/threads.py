@@ -7,6 +7,8 @@ threads torch uses for CPU work, 0 leaving torch's setting as it is.
 
 from __future__ import annotations
 
+from go_env.validation import check_int
+
 __all__ = ["check_threads", "use_threads"]
 
 
@@ -16,8 +18,7 @@ def check_threads(threads: object) -> None:
     Raises:
         ValueError: Naming what was given and what is allowed.
     """
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
-        raise ValueError(f"threads must be an int >= 0 (0: torch's setting), got {threads!r}")
+    check_int("threads", threads, min=0, allowed="an int >= 0 (0: torch's setting)")
 
 
 def use_threads(threads: int) -> None:

@@ -3,16 +3,21 @@
 One simulation is the same three steps as :mod:`agents.mcts.search`, on a generated tree
 instead of a Go position:
 
-1. **descend** (compiled, :func:`_descend`): from the root, choose children with the
-   project's compiled tree policy :func:`agents.mcts.selection.select_child` (UCT or PUCT,
-   first-play urgency, MCTS-Solver's proven nodes) until a node that is terminal, proven (with
-   the solver) or not expanded. A node that is not expanded is expanded there with all its
-   ``b`` children (:func:`agents.traps.trees.gen_children`), uniform priors or the noisy
-   prior's softmax, in the tree arrays of :class:`agents.mcts.tree.Tree`.
+1. **descend** (compiled, :func:`_descend`, taking the tree's
+   :class:`~agents.mcts.tree.TreeArrays` and a :class:`TrapDescent`): from the root, choose
+   children with the project's compiled tree policy :func:`agents.mcts.selection.select_child`
+   (UCT or PUCT, first-play urgency, MCTS-Solver's proven nodes) until a node that is
+   terminal, proven (with the solver) or not expanded. A node that is not expanded is expanded
+   there with all its ``b`` children (:func:`agents.traps.trees.gen_children`), uniform priors
+   or the noisy prior's softmax, in the tree arrays of :class:`agents.mcts.tree.Tree`, each
+   child set up by the Go search's own :func:`agents.mcts.tree.init_child`.
 2. **evaluate**: the exact outcome of a terminal node, the proven result of a proven node,
    otherwise the noisy (or deceptive) heuristic :func:`agents.traps.trees.evaluate`.
 3. **backup**: ``strategy.backup(tree, path, leaf_value)`` of any registered backup strategy
-   (:mod:`agents.mcts.backups.base`): the built-ins and ``pip install``-ed plugins alike.
+   (:mod:`agents.mcts.backups.base`): the built-ins and ``pip install``-ed plugins alike. A
+   built-in strategy (alone or inside ``solver``) backs up inside the same compiled call as
+   the descent (:mod:`agents.mcts.backups.compiled`), with the same kernel its ``backup``
+   method calls; any other is called from Python.
 
 The decision is the most visited root child (ties to the higher value), or MCTS-Solver's
 secure child (:func:`agents.mcts.backups.solver.secure_child`) for the ``solver`` backup, as
@@ -24,12 +29,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from agents.mcts.backups import bind_backup, make_backup
+from agents.mcts.backups._kernel import NO_TABLE
+from agents.mcts.backups.compiled import kernel_of, run_backup, run_solver_backup
 from agents.mcts.config import DEFAULT_C
 from agents.mcts.selection import (
     FPU_ABSOLUTE,
@@ -38,7 +45,7 @@ from agents.mcts.selection import (
     POLICY_UCT,
     select_child,
 )
-from agents.mcts.tree import Tree
+from agents.mcts.tree import Tree, TreeArrays, init_child
 from agents.plugins import capability
 from agents.traps.trees import (
     I_KIND,
@@ -54,58 +61,72 @@ from agents.traps.trees import (
     prior_logit,
     root_key,
 )
+from go_env.validation import check_int
 
-__all__ = ["POLICIES", "TrapOutcome", "TrapSearch", "search_tree"]
+__all__ = ["POLICIES", "TrapDescent", "TrapOutcome", "TrapSearch", "search_tree"]
 
 POLICIES = ("uct", "puct", "puct-noisy")
 """Tree policies: UCT, PUCT with uniform priors, PUCT with the noisy prior."""
 
 
+class TrapDescent(NamedTuple):
+    """What the trap search's compiled descent takes besides the tree, as one value.
+
+    Attributes:
+        keys: ``uint64 (C,)`` the generator key of each tree node.
+        info: ``int64 (C, N_INFO)`` each node's generated facts (kind, ``V*``, depth...).
+        path: ``int64 (D,)`` nodes from the root to the leaf (written).
+        scratch: ``int64 (b, N_INFO)`` the facts of a new expansion's children.
+        order: ``int64 (b,)`` buffer of :func:`agents.traps.trees.gen_children`.
+        logits: ``float64 (b,)`` the children's prior logits, then weights.
+        params: Int parameters of the tree family (:meth:`TrapTreeConfig.packed`).
+        fparams: Float parameters of the tree family.
+        policy: ``POLICY_UCT`` or ``POLICY_PUCT``.
+        noisy_prior: Priors from the noisy prior's softmax rather than uniform.
+        c: Exploration constant.
+        fpu_mode: First-play urgency (:mod:`agents.mcts.selection`).
+        solver: Honour proven nodes (MCTS-Solver).
+        backup_kind: The built-in backup kernel run in the same compiled call
+            (:mod:`agents.mcts.backups.compiled`), or -1: the caller backs up in Python.
+        backup_solver: That kernel wrapped in MCTS-Solver.
+        backup_table: Its ``table``.
+        backup_params: Its ``params``.
+    """
+
+    keys: np.ndarray
+    info: np.ndarray
+    path: np.ndarray
+    scratch: np.ndarray
+    order: np.ndarray
+    logits: np.ndarray
+    params: np.ndarray
+    fparams: np.ndarray
+    policy: int
+    noisy_prior: bool
+    c: float
+    fpu_mode: int
+    solver: bool
+    backup_kind: int
+    backup_solver: bool
+    backup_table: np.ndarray
+    backup_params: np.ndarray
+
+
 @njit(cache=True)
-def _descend(
-    parent,
-    move,
-    first_child,
-    n_children,
-    visits,
-    value,
-    prior,
-    terminal,
-    proven,
-    size,
-    keys,
-    info,
-    path,
-    scratch,
-    order,
-    logits,
-    params,
-    fparams,
-    policy,
-    noisy_prior,
-    c,
-    fpu_mode,
-    solver,
-):  # pragma: no cover - compiled
-    """Select to a leaf, expand it, and return ``(depth, new size, leaf value)``."""
+def _descend(t, size, d):  # pragma: no cover - compiled
+    """Select to a leaf, expand it, and return ``(depth, new size, leaf value)``.
+
+    ``t`` is the tree (:class:`~agents.mcts.tree.TreeArrays`), ``size`` its nodes in use and
+    ``d`` the :class:`TrapDescent`.
+    """
+    first_child, terminal, proven = t.first_child, t.terminal, t.proven
+    keys, info, path, scratch, logits = d.keys, d.info, d.path, d.scratch, d.logits
+    params, fparams, noisy_prior, solver = d.params, d.fparams, d.noisy_prior, d.solver
     node = 0
     depth = 0
     path[0] = 0
     while first_child[node] >= 0 and terminal[node] == 0 and not (solver and proven[node] != 0):
-        node = select_child(
-            node,
-            first_child,
-            n_children,
-            visits,
-            value,
-            prior,
-            proven,
-            policy,
-            c,
-            fpu_mode,
-            0.0,
-            solver,
-        )
+        node = select_child(t, node, d.policy, d.c, d.fpu_mode, 0.0, solver)
         depth += 1
         path[depth] = node
     if terminal[node] != 0:
@@ -113,7 +134,7 @@ def _descend(
     if solver and proven[node] != 0:
         return depth, size, -float(proven[node])
     key = keys[node]
-    count = gen_children(key, info[node], params, fparams, scratch, order)
+    count = gen_children(key, info[node], params, fparams, scratch, d.order)
     if count == 0:  # the root of a terminal tree cannot happen; a safe leaf anyway
         terminal[node] = 1
         return depth, size, float(info[node, I_VSTAR])
@@ -124,14 +145,7 @@ def _descend(
         keys[ch] = ck
         for j in range(N_INFO):
             info[ch, j] = scratch[i, j]
-        parent[ch] = node
-        move[ch] = i
-        first_child[ch] = -1
-        n_children[ch] = 0
-        visits[ch] = 0
-        value[ch] = 0.0
-        proven[ch] = 0
-        terminal[ch] = 1 if is_terminal(info[ch], params) else 0
+        init_child(t, ch, node, i, 0.0, 1 if is_terminal(info[ch], params) else 0)
         if noisy_prior:
             logits[i] = prior_logit(ck, info[ch], params, fparams)
             top = max(top, logits[i])
@@ -142,11 +156,31 @@ def _descend(
         else:
             logits[i] = 1.0
         total += logits[i]
+    prior = t.prior
     for i in range(count):
         prior[size + i] = logits[i] / total
     first_child[node] = size
-    n_children[node] = count
+    t.n_children[node] = count
     return depth, size + count, evaluate(key, info[node], params, fparams)
+
+
+@njit(cache=True)
+def _simulate(t, size, d):  # pragma: no cover - compiled
+    """:func:`_descend`, then the built-in backup ``d.backup_kind`` if there is one."""
+    depth, size, leaf_value = _descend(t, size, d)
+    if d.backup_kind >= 0:
+        path = d.path[: depth + 1]
+        if d.backup_solver:
+            run_solver_backup(d.backup_kind, t, path, leaf_value, d.backup_table, d.backup_params)
+        else:
+            run_backup(d.backup_kind, t, path, leaf_value, d.backup_table, d.backup_params)
+    return depth, size, leaf_value
+
+
+@njit(cache=True)
+def _simulate_packed(packed, size, d):  # pragma: no cover - compiled
+    """:func:`_simulate` with the tree and the descent as plain tuples (faster to dispatch)."""
+    return _simulate(TreeArrays(*packed), size, TrapDescent(*d))
 
 
 @dataclass(frozen=True)
@@ -220,10 +254,8 @@ class TrapSearch:
 
     def run(self, seed: int, sims: int) -> TrapOutcome:
         """Search the tree with this ``seed`` for ``sims`` simulations; the decision."""
-        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 1:
-            raise ValueError(f"sims must be a positive int, got {sims!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        check_int("sims", sims, min=1, allowed="a positive int")
+        check_int("seed", seed, min=0)
         start = time.perf_counter()
         b = self.trees.b
         strategy = bind_backup(self.strategy, sims, board_points=b)
@@ -233,6 +265,27 @@ class TrapSearch:
         info = np.zeros((tree.capacity, N_INFO), dtype=np.int64)
         keys[0] = root_key(seed)
         info[0] = ROOT_INFO
+        compiled = kernel_of(strategy)  # a built-in backs up inside the compiled call
+        descent = TrapDescent(
+            keys,
+            info,
+            self._path,
+            self._scratch,
+            self._order,
+            self._logits,
+            self._params,
+            self._fparams,
+            self._policy,
+            self.policy == "puct-noisy",
+            self.c,
+            self._fpu,
+            self.solver,
+            -1 if compiled is None else compiled.kind,
+            compiled is not None and compiled.solver,
+            NO_TABLE if compiled is None else compiled.table,
+            NO_TABLE if compiled is None else compiled.params,
+        )
+        packed = tuple(descent)
         path = self._path
         done = 0
         for _ in range(sims):
@@ -244,33 +297,12 @@ class TrapSearch:
                 info = np.concatenate(
                     [info, np.zeros((tree.capacity - info.shape[0], N_INFO), np.int64)]
                 )
-            depth, size, leaf_value = _descend(
-                tree.parent,
-                tree.move,
-                tree.first_child,
-                tree.n_children,
-                tree.visits,
-                tree.value,
-                tree.prior,
-                tree.terminal,
-                tree.proven,
-                tree.size,
-                keys,
-                info,
-                path,
-                self._scratch,
-                self._order,
-                self._logits,
-                self._params,
-                self._fparams,
-                self._policy,
-                self.policy == "puct-noisy",
-                self.c,
-                self._fpu,
-                self.solver,
-            )
+                descent = descent._replace(keys=keys, info=info)
+                packed = tuple(descent)
+            depth, size, leaf_value = _simulate_packed(tree.packed, tree.size, packed)
             tree.size = size
-            strategy.backup(tree, path[: depth + 1], leaf_value)
+            if compiled is None:
+                strategy.backup(tree, path[: depth + 1], leaf_value)
             done += 1
         chosen = self._choose(tree)
         children = tree.children(0)

@@ -53,6 +53,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numba import njit
 
+from go_env.validation import check_int
+
 __all__ = [
     "I_DEPTH",
     "I_KIND",
@@ -341,8 +343,7 @@ class TrapTree:
     """One tree of a family, generated lazily: ``TrapTree(config, seed).root``, ``children``."""
 
     def __init__(self, config: TrapTreeConfig, seed: int) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        check_int("seed", seed, min=0)
         self.config = config
         self.seed = seed
         self._params, self._fparams = config.packed()

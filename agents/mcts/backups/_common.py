@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
+
+from go_env.validation import check_float, check_int
 
 __all__ = [
     "DEFAULT_BOARD_POINTS",
@@ -52,11 +53,9 @@ def check_number(
     left = "(" if low_open else "["
     right = ")" if high_open else "]"
     allowed = f"{left}{low:g}, {high:g}{right}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(
-            f"{owner}: parameter {name!r} must be a number in {allowed}, got {value!r}"
-        )
-    number = float(value)
+    number = check_float(
+        f"{owner}: parameter {name!r}", value, finite=False, allowed=f"a number in {allowed}"
+    )
     bad = (
         math.isnan(number)
         or (math.isinf(number) and not allow_inf)
@@ -108,11 +107,9 @@ def check_knots(owner: str, name: str, knots: object) -> tuple[float, ...]:
 
 def check_simulations(owner: str, n_simulations: object) -> int:
     """Validate the search budget ``N`` given to ``bind``."""
-    if isinstance(n_simulations, bool) or not isinstance(n_simulations, int) or n_simulations < 1:
-        raise ValueError(
-            f"{owner}: bind(n_simulations) needs a positive int, got {n_simulations!r}"
-        )
-    return n_simulations
+    return check_int(
+        f"{owner}: bind(n_simulations)", n_simulations, min=1, allowed="a positive int"
+    )
 
 
 def bound_copy(strategy: S, key: Hashable, build: Callable[[], dict[str, Any]]) -> S:

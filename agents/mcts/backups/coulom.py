@@ -32,7 +32,9 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import DEFAULT_BOARD_POINTS, check_number
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
+from go_env.validation import check_int
 
 __all__ = ["CoulomBackup"]
 
@@ -40,9 +42,14 @@ MEAN = 0  # stats column: plain mean of the returns, perspective of the mover in
 
 
 @njit(cache=True)
-def _coulom_backup(
-    visits, value, stats, first_child, n_children, path, leaf_value, weight, threshold, slope
-):  # pragma: no cover - compiled
+def _coulom_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """Coulom's Mix on ``path``; ``params``: ``(weight, threshold, slope)``.
+
+    ``weight = a S``, ``threshold = b S``, ``slope = a / b`` (``agents.mcts.backups._kernel``).
+    """
+    visits, value, stats = t.visits, t.value, t.stats
+    first_child, n_children = t.first_child, t.n_children
+    weight, threshold, slope = params[0], params[1], params[2]
     x = -leaf_value
     for i in range(path.shape[0] - 1, -1, -1):
         node = path[i]
@@ -69,6 +76,11 @@ def _coulom_backup(
         value[node] = (w * mean - best_n * best_q) / (w + best_n)
 
 
+@njit(cache=True)
+def _coulom_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _coulom_backup(TreeArrays(*packed), path, leaf_value, table, params)
+
+
 @dataclass(frozen=True, kw_only=True)
 class CoulomBackup:
     """Coulom's Mix operator: the plain mean mixed with the robust-max child's value.
@@ -92,13 +104,15 @@ class CoulomBackup:
     def __post_init__(self) -> None:
         check_number("coulom", "a", self.a, low=0.0)
         check_number("coulom", "b", self.b, low=0.0, low_open=True, allow_inf=True)
-        if self.points is not None and (
-            isinstance(self.points, bool) or not isinstance(self.points, int) or self.points < 1
-        ):
-            raise ValueError(
-                f"coulom: parameter 'points' must be a positive int (81 on 9x9, "
-                f"361 on 19x19) or None, got {self.points!r}"
+        if self.points is not None:
+            check_int(
+                "coulom: parameter 'points'",
+                self.points,
+                min=1,
+                allowed="a positive int (81 on 9x9, 361 on 19x19) or None",
             )
+        s = self.board_points  # weight a S, threshold b S, slope a / b
+        object.__setattr__(self, "_params", kernel_params(self.a * s, self.b * s, self.a / self.b))
 
     @property
     def board_points(self) -> int:
@@ -113,19 +127,4 @@ class CoulomBackup:
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update the plain means on ``path`` and recompute the Mix values leaf first."""
-        s = self.board_points
-        weight = self.a * s
-        threshold = self.b * s
-        slope = self.a / self.b
-        _coulom_backup(
-            tree.visits,
-            tree.value,
-            tree.stats,
-            tree.first_child,
-            tree.n_children,
-            path,
-            float(leaf_value),
-            float(weight),
-            float(threshold),
-            float(slope),
-        )
+        _coulom_packed(tree.packed, path, float(leaf_value), NO_TABLE, self.__dict__["_params"])

@@ -25,13 +25,18 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import check_number
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["ErwaBackup"]
 
 
 @njit(cache=True)
-def _erwa_backup(visits, value, path, leaf_value, alpha, unbiased):  # pragma: no cover
+def _erwa_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """ERWA on ``path``; ``params``: ``(alpha, unbiased)`` (``agents.mcts.backups._kernel``)."""
+    visits, value = t.visits, t.value
+    alpha = params[0]
+    unbiased = params[1] != 0.0
     x = -leaf_value
     log_keep = math.log1p(-alpha) if alpha < 1.0 else -math.inf
     for i in range(path.shape[0] - 1, -1, -1):
@@ -46,6 +51,11 @@ def _erwa_backup(visits, value, path, leaf_value, alpha, unbiased):  # pragma: n
             step = alpha
         value[node] += step * (x - value[node])
         x = -x
+
+
+@njit(cache=True)
+def _erwa_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _erwa_backup(TreeArrays(*packed), path, leaf_value, table, params)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,6 +81,7 @@ class ErwaBackup:
             raise ValueError(
                 f"erwa: parameter 'variant' must be 'plain' or 'unbiased', got {self.variant!r}"
             )
+        object.__setattr__(self, "_params", kernel_params(self.alpha, self.variant == "unbiased"))
 
     def bind(self, n_simulations: int) -> ErwaBackup:
         """No dependence on the budget."""
@@ -78,11 +89,4 @@ class ErwaBackup:
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update every node on ``path`` with the alternating-sign return."""
-        _erwa_backup(
-            tree.visits,
-            tree.value,
-            path,
-            float(leaf_value),
-            float(self.alpha),
-            self.variant == "unbiased",
-        )
+        _erwa_packed(tree.packed, path, float(leaf_value), NO_TABLE, self.__dict__["_params"])

@@ -29,15 +29,17 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import check_number
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["MaxMctsBackup"]
 
 
 @njit(cache=True)
-def _maxmcts_backup(
-    visits, value, first_child, n_children, path, leaf_value, lam
-):  # pragma: no cover - compiled
+def _maxmcts_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """MaxMCTS(λ) on ``path``; ``params``: ``(lam,)`` (``agents.mcts.backups._kernel``)."""
+    visits, value, first_child, n_children = t.visits, t.value, t.first_child, t.n_children
+    lam = params[0]
     last = path.shape[0] - 1
     ret = -leaf_value
     for i in range(last, -1, -1):
@@ -56,6 +58,11 @@ def _maxmcts_backup(
         value[node] += (ret - value[node]) / n
 
 
+@njit(cache=True)
+def _maxmcts_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _maxmcts_backup(TreeArrays(*packed), path, leaf_value, table, params)
+
+
 @dataclass(frozen=True, kw_only=True)
 class MaxMctsBackup:
     """MaxMCTS(λ) of Khandelwal et al. (2016), RECONSTRUCTED for two-player games.
@@ -70,6 +77,7 @@ class MaxMctsBackup:
 
     def __post_init__(self) -> None:
         check_number("maxmcts", "lam", self.lam, low=0.0, high=1.0)
+        object.__setattr__(self, "_params", kernel_params(self.lam))
 
     def bind(self, n_simulations: int) -> MaxMctsBackup:
         """No dependence on the budget."""
@@ -77,12 +85,4 @@ class MaxMctsBackup:
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Compute the λ-returns leaf first and average them into the nodes on ``path``."""
-        _maxmcts_backup(
-            tree.visits,
-            tree.value,
-            tree.first_child,
-            tree.n_children,
-            path,
-            float(leaf_value),
-            float(self.lam),
-        )
+        _maxmcts_packed(tree.packed, path, float(leaf_value), NO_TABLE, self.__dict__["_params"])

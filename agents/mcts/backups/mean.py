@@ -13,13 +13,19 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["MeanBackup"]
 
 
+_PARAMS = kernel_params()
+
+
 @njit(cache=True)
-def _mean_backup(visits, value, path, leaf_value):  # pragma: no cover - compiled
+def _mean_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """The running mean on ``path`` (``agents.mcts.backups._kernel``'s signature)."""
+    visits, value = t.visits, t.value
     x = -leaf_value
     for i in range(path.shape[0] - 1, -1, -1):
         node = path[i]
@@ -27,6 +33,11 @@ def _mean_backup(visits, value, path, leaf_value):  # pragma: no cover - compile
         visits[node] = n
         value[node] += (x - value[node]) / n
         x = -x
+
+
+@njit(cache=True)
+def _mean_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _mean_backup(TreeArrays(*packed), path, leaf_value, table, params)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,4 +52,4 @@ class MeanBackup:
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update every node on ``path`` with the alternating-sign return."""
-        _mean_backup(tree.visits, tree.value, path, float(leaf_value))
+        _mean_packed(tree.packed, path, float(leaf_value), NO_TABLE, _PARAMS)

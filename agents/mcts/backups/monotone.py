@@ -30,10 +30,11 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import bound_copy, check_knots, check_simulations, require_bound
+from agents.mcts.backups._kernel import kernel_params
 from agents.mcts.backups.params_io import apply_params_file
 from agents.mcts.backups.tunable import MonotoneTunable, Tunable
 from agents.mcts.backups.weights import log_weight_table
-from agents.mcts.tree import Tree
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["MonotoneBackup", "monotone_steps"]
 
@@ -49,9 +50,16 @@ def _logaddexp(a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _monotone_backup(
-    visits, value, path, leaf_value, steps, shift, log_f_end, log_s_end, g_end
-):  # pragma: no cover - compiled
+def _monotone_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """Monotone on ``path`` (``agents.mcts.backups._kernel``'s signature).
+
+    ``table`` holds the steps, ``params`` ``(shift, log_f_end, log_s_end, g_end)``
+    (:func:`monotone_steps`).
+    """
+    visits, value = t.visits, t.value
+    steps = table
+    shift = int(params[0])
+    log_f_end, log_s_end, g_end = params[1], params[2], params[3]
     x = -leaf_value
     top = steps.shape[0] - 1
     for i in range(path.shape[0] - 1, -1, -1):
@@ -70,6 +78,11 @@ def _monotone_backup(
             step = math.exp(log_f - log_s)
         value[node] += step * (x - value[node])
         x = -x
+
+
+@njit(cache=True)
+def _monotone_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _monotone_backup(TreeArrays(*packed), path, leaf_value, table, params)
 
 
 def monotone_steps(
@@ -136,21 +149,17 @@ class MonotoneBackup:
     def bind(self, n_simulations: int) -> MonotoneBackup:
         """Tabulate the step sizes for ``N = n_simulations`` (cached per ``N``)."""
         n = check_simulations("monotone", n_simulations)
-        return bound_copy(
-            self, n, lambda: {"_tables": monotone_steps(self.g, n, zero_based=self.zero_based)}
-        )
+
+        def build() -> dict[str, Any]:
+            tables = monotone_steps(self.g, n, zero_based=self.zero_based)
+            params = kernel_params(
+                tables["shift"], tables["log_f_end"], tables["log_s_end"], tables["g_end"]
+            )
+            return {"_tables": tables, "_params": params}
+
+        return bound_copy(self, n, build)
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update every node on ``path`` with the alternating-sign return."""
         t = require_bound(self, "_tables", "monotone")
-        _monotone_backup(
-            tree.visits,
-            tree.value,
-            path,
-            float(leaf_value),
-            t["steps"],
-            t["shift"],
-            t["log_f_end"],
-            t["log_s_end"],
-            t["g_end"],
-        )
+        _monotone_packed(tree.packed, path, float(leaf_value), t["steps"], self.__dict__["_params"])

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from go_env.validation import check_float, check_int
+
 __all__ = [
     "FORMAT",
     "VERSION",
@@ -146,14 +148,14 @@ def read_params(path: str | Path, *, backup: str | None = None) -> BackupParams:
 def _number(value: Any, where: str) -> float:
     if isinstance(value, str) and value in ("-inf", "inf"):
         return float(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParamsFileError(f"{where}: {value!r} is not a number")
     try:
-        return float(value)
-    except OverflowError:
-        raise ParamsFileError(
-            f"{where}: {value} is too large; a number must lie within a float's range (1.8e308)"
-        ) from None
+        return check_float(where, value, finite=False)
+    except ValueError:
+        if isinstance(value, int) and not isinstance(value, bool):  # beyond the floats
+            raise ParamsFileError(
+                f"{where}: {value} is too large; a number must lie within a float's range (1.8e308)"
+            ) from None
+        raise ParamsFileError(f"{where}: {value!r} is not a number") from None
 
 
 def _from_json(value: Any, hint: Any, where: str) -> Any:
@@ -175,9 +177,10 @@ def _from_json(value: Any, hint: Any, where: str) -> Any:
     if hint is float:
         return _number(value, where)
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ParamsFileError(f"{where}: expected an integer, got {value!r}")
-        return value
+        try:
+            return check_int(where, value)
+        except ValueError:
+            raise ParamsFileError(f"{where}: expected an integer, got {value!r}") from None
     return value
 
 

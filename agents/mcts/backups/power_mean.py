@@ -28,7 +28,8 @@ from numba import njit
 
 from agents.mcts.backups._aggregate import MEAN, count_return, mix_own_evaluation
 from agents.mcts.backups._common import check_number
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["PowerMeanBackup"]
 
@@ -48,9 +49,17 @@ def _power(r, p, int_p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _power_mean_backup(
-    visits, value, stats, first_child, n_children, path, leaf_value, p, int_p, recursive, self_mixed
-):  # pragma: no cover - compiled
+def _power_mean_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """Power mean on ``path``; ``params``: ``(p, int_p, recursive, self_mixed)``.
+
+    ``int_p`` is ``p`` when it is an integer up to 64, else -1 (``agents.mcts.backups._kernel``).
+    """
+    visits, value, stats = t.visits, t.value, t.stats
+    first_child, n_children = t.first_child, t.n_children
+    p = params[0]
+    int_p = int(params[1])
+    recursive = params[2] != 0.0
+    self_mixed = params[3] != 0.0
     last = path.shape[0] - 1
     x = -leaf_value
     for i in range(last, -1, -1):
@@ -83,6 +92,11 @@ def _power_mean_backup(
         value[node] = mix_own_evaluation(stats, node, total, agg, self_mixed)
 
 
+@njit(cache=True)
+def _power_mean_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _power_mean_backup(TreeArrays(*packed), path, leaf_value, table, params)
+
+
 @dataclass(frozen=True, kw_only=True)
 class PowerMeanBackup:
     """Power mean of the children's values, mapped to ``[0, 1]`` (Dam et al., 2019).
@@ -104,13 +118,16 @@ class PowerMeanBackup:
     def __post_init__(self) -> None:
         p = check_number("power_mean", "p", self.p, low=1.0)
         # Integer exponents up to 64 are computed by squaring (faster than pow).
-        object.__setattr__(self, "_int_p", int(p) if p.is_integer() and p <= 64 else -1)
+        int_p = int(p) if p.is_integer() and p <= 64 else -1
         for name in ("recursive", "self_mixed"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"power_mean: parameter {name!r} must be true or false, "
                     f"got {getattr(self, name)!r}"
                 )
+        object.__setattr__(
+            self, "_params", kernel_params(p, int_p, self.recursive, self.self_mixed)
+        )
 
     def bind(self, n_simulations: int) -> PowerMeanBackup:
         """No dependence on the budget."""
@@ -118,16 +135,4 @@ class PowerMeanBackup:
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update the means on ``path`` and recompute the power means leaf first."""
-        _power_mean_backup(
-            tree.visits,
-            tree.value,
-            tree.stats,
-            tree.first_child,
-            tree.n_children,
-            path,
-            float(leaf_value),
-            float(self.p),
-            self.__dict__["_int_p"],
-            self.recursive,
-            self.self_mixed,
-        )
+        _power_mean_packed(tree.packed, path, float(leaf_value), NO_TABLE, self.__dict__["_params"])

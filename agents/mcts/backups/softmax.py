@@ -37,28 +37,27 @@ from numba import njit
 
 from agents.mcts.backups._aggregate import MEAN, count_return, mix_own_evaluation
 from agents.mcts.backups._common import bound_copy, check_knots, check_simulations, require_bound
+from agents.mcts.backups._kernel import kernel_params
 from agents.mcts.backups.params_io import apply_params_file
 from agents.mcts.backups.tunable import SoftmaxTunable, Tunable
 from agents.mcts.backups.weights import TAU_MAX, tau_table
-from agents.mcts.tree import Tree
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["SoftmaxBackup"]
 
 
 @njit(cache=True)
-def _softmax_backup(
-    visits,
-    value,
-    stats,
-    first_child,
-    n_children,
-    path,
-    leaf_value,
-    tau,
-    tail_slope,
-    recursive,
-    self_mixed,
-):  # pragma: no cover - compiled
+def _softmax_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """Softmax on ``path`` (``agents.mcts.backups._kernel``'s signature).
+
+    ``table`` holds ``τ(0..N)``, ``params`` ``(tail_slope, recursive, self_mixed)``.
+    """
+    visits, value, stats = t.visits, t.value, t.stats
+    first_child, n_children = t.first_child, t.n_children
+    tau = table
+    tail_slope = params[0]
+    recursive = params[1] != 0.0
+    self_mixed = params[2] != 0.0
     last = path.shape[0] - 1
     top = tau.shape[0] - 1
     x = -leaf_value
@@ -89,6 +88,11 @@ def _softmax_backup(
                 wq_sum += w * q
         soft = -wq_sum / w_sum  # perspective of the mover into ``node``
         value[node] = mix_own_evaluation(stats, node, total, soft, self_mixed)
+
+
+@njit(cache=True)
+def _softmax_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _softmax_backup(TreeArrays(*packed), path, leaf_value, table, params)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,28 +139,17 @@ class SoftmaxBackup:
         """Tabulate ``τ(k)`` for ``k = 0..N`` (cached per ``N``)."""
         n = check_simulations("softmax", n_simulations)
         g_end = self.g[-1]
+        tail_slope = math.exp(g_end) if g_end < math.log(TAU_MAX) else TAU_MAX
         return bound_copy(
             self,
             n,
             lambda: {
                 "_tau": tau_table(self.g, n),
-                "_tail_slope": math.exp(g_end) if g_end < math.log(TAU_MAX) else TAU_MAX,
+                "_params": kernel_params(tail_slope, self.recursive, self.self_mixed),
             },
         )
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update the means on ``path`` and recompute the softmax values leaf first."""
         tau = require_bound(self, "_tau", "softmax")
-        _softmax_backup(
-            tree.visits,
-            tree.value,
-            tree.stats,
-            tree.first_child,
-            tree.n_children,
-            path,
-            float(leaf_value),
-            tau,
-            self._tail_slope,  # type: ignore[attr-defined]
-            self.recursive,
-            self.self_mixed,
-        )
+        _softmax_packed(tree.packed, path, float(leaf_value), tau, self.__dict__["_params"])

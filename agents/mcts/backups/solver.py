@@ -33,20 +33,21 @@ from agents.mcts.backups._common import bound_copy, check_number, check_simulati
 from agents.mcts.backups.base import BackupStrategy
 from agents.mcts.backups.binding import bind_backup
 from agents.mcts.backups.registry import BACKUPS
-from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree
+from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree, TreeArrays
 from agents.plugins import capability, plugin_field, resolve_plugin_fields
 
 __all__ = ["SolverBackup", "secure_child"]
 
 
 @njit(cache=True)
-def _solve(proven, terminal, first_child, n_children, path, leaf_value):  # pragma: no cover
-    """Mark and propagate proofs.
+def _solve(t, path, leaf_value):  # pragma: no cover - compiled
+    """Mark and propagate proofs in the tree ``t`` (:class:`~agents.mcts.tree.TreeArrays`).
 
     Returns:
         The index on the path of the topmost node proven before this call (-1 if none) and
         the leaf value to back up (exact for a terminal or proven leaf).
     """
+    proven, terminal, first_child, n_children = t.proven, t.terminal, t.first_child, t.n_children
     last = path.shape[0] - 1
     cut = -1
     for i in range(last + 1):
@@ -90,11 +91,35 @@ def _solve(proven, terminal, first_child, n_children, path, leaf_value):  # prag
 
 
 @njit(cache=True)
-def _pin_proven(proven, value, path):  # pragma: no cover - compiled
+def _pin_proven(t, path):  # pragma: no cover - compiled
+    """Set the value of every proven node on ``path`` to its proven result."""
+    proven, value = t.proven, t.value
     for i in range(path.shape[0]):
         node = path[i]
         if proven[node] != 0:
             value[node] = float(proven[node])
+
+
+@njit(cache=True)
+def _solve_packed(packed, path, leaf_value):  # pragma: no cover - compiled
+    return _solve(TreeArrays(*packed), path, leaf_value)
+
+
+@njit(cache=True)
+def _pin_proven_packed(packed, path):  # pragma: no cover - compiled
+    _pin_proven(TreeArrays(*packed), path)
+
+
+_SOLVER_PACKED: list[Any] = []  # agents.mcts.backups.compiled.solver_packed, once imported
+
+
+def _compiled_form(strategy: SolverBackup) -> Any:
+    """``kernel_of(strategy)`` (:mod:`agents.mcts.backups.compiled`, which imports this module)."""
+    from agents.mcts.backups.compiled import kernel_of, solver_packed
+
+    if not _SOLVER_PACKED:
+        _SOLVER_PACKED.append(solver_packed)
+    return kernel_of(strategy)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,9 +172,17 @@ class SolverBackup:
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Prove what the leaf decides, back up through ``inner``, pin proven values to ±1."""
         inner = self._inner  # type: ignore[attr-defined]
-        cut, value = _solve(
-            tree.proven, tree.terminal, tree.first_child, tree.n_children, path, float(leaf_value)
-        )
+        fast = self.__dict__.get("_compiled")
+        if fast is None or fast[0] is not inner:  # first call, or a copy bound to another
+            fast = (inner, _compiled_form(self))
+            object.__setattr__(self, "_compiled", fast)
+        compiled = fast[1]
+        if compiled is not None:  # a built-in inner strategy: all in one compiled call
+            _SOLVER_PACKED[0](
+                tree.packed, path, float(leaf_value), compiled.kind, compiled.table, compiled.params
+            )
+            return
+        cut, value = _solve_packed(tree.packed, path, float(leaf_value))
         last = path.shape[0] - 1
         if 0 <= cut < last:
             # Below a node proven earlier: the ordinary result; above it: its proven result.
@@ -157,7 +190,7 @@ class SolverBackup:
             inner.backup(tree, path[: cut + 1], -float(tree.proven[path[cut]]))
         else:
             inner.backup(tree, path, value)
-        _pin_proven(tree.proven, tree.value, path)
+        _pin_proven_packed(tree.packed, path)
 
 
 def secure_child(tree: Tree, node: int = 0, *, a: float = -1.0) -> int:

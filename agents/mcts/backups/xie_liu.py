@@ -30,13 +30,18 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import bound_copy, check_number, check_simulations, require_bound
-from agents.mcts.tree import Tree
+from agents.mcts.backups._kernel import NO_TABLE, kernel_params
+from agents.mcts.tree import Tree, TreeArrays
 
 __all__ = ["XieLiuBackup"]
 
 
 @njit(cache=True)
-def _xie_liu_backup(visits, value, path, leaf_value, rate, exponential):  # pragma: no cover
+def _xie_liu_backup(t, path, leaf_value, table, params):  # pragma: no cover - compiled
+    """Xie-Liu on ``path``; ``params``: ``(rate, exponential)`` (see ``backups._kernel``)."""
+    visits, value = t.visits, t.value
+    rate = params[0]
+    exponential = params[1] != 0.0
     # rate = β / N: w(k) = 1 + rate·k (linear) or exp(rate·k) (exponential).
     x = -leaf_value
     for i in range(path.shape[0] - 1, -1, -1):
@@ -51,6 +56,11 @@ def _xie_liu_backup(visits, value, path, leaf_value, rate, exponential):  # prag
             step = (1.0 + rate * n) / (n + rate * n * (n + 1) / 2.0)
         value[node] += step * (x - value[node])
         x = -x
+
+
+@njit(cache=True)
+def _xie_liu_packed(packed, path, leaf_value, table, params):  # pragma: no cover - compiled
+    _xie_liu_backup(TreeArrays(*packed), path, leaf_value, table, params)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,16 +90,16 @@ class XieLiuBackup:
     def bind(self, n_simulations: int) -> XieLiuBackup:
         """Fix ``N``, the budget that normalises the visit index (``u = k/N``)."""
         n = check_simulations("xie_liu", n_simulations)
-        return bound_copy(self, n, lambda: {"_rate": self.beta / n})
+        exponential = self.profile == "exponential"
+        return bound_copy(
+            self,
+            n,
+            lambda: {
+                "_params": kernel_params(self.beta / n, exponential),
+            },
+        )
 
     def backup(self, tree: Tree, path: np.ndarray, leaf_value: float) -> None:
         """Update every node on ``path`` with the alternating-sign return."""
-        rate = require_bound(self, "_rate", "xie_liu")
-        _xie_liu_backup(
-            tree.visits,
-            tree.value,
-            path,
-            float(leaf_value),
-            float(rate),
-            self.profile == "exponential",
-        )
+        params = require_bound(self, "_params", "xie_liu")
+        _xie_liu_packed(tree.packed, path, float(leaf_value), NO_TABLE, params)

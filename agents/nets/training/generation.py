@@ -46,6 +46,7 @@ from agents.mcts.search import Search
 from agents.nets.training.records import GameRecord, PolicyTarget, sparse_policy
 from go_env.rules import Rules
 from go_env.state import GoState
+from go_env.validation import check_int
 
 __all__ = ["GameSettings", "play_selfplay_games", "selfplay_game_steps"]
 
@@ -87,8 +88,7 @@ class GameSettings:
             raise ValueError(f"search must be 'gumbel' or 'puct', got {self.search!r}")
         for name in ("sims", "fast_sims", "considered"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, min=1)
         if not 0.0 < self.full_share <= 1.0:
             raise ValueError(f"full_share must be in (0, 1], got {self.full_share}")
         if self.fast_sims > self.sims:

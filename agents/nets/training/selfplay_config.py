@@ -17,6 +17,7 @@ from agents.nets.model import NetConfig
 from agents.nets.threads import check_threads
 from agents.nets.training.generation import GameSettings
 from go_env.rules import Rules
+from go_env.validation import check_int
 
 __all__ = ["RUNTIME_FIELDS", "SelfPlayConfig"]
 
@@ -146,8 +147,7 @@ class SelfPlayConfig:
             "games_per_worker",
         ):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, min=1)
         if self.gate_games < 2:
             raise ValueError(f"gate_games must be >= 2 (pairs of games), got {self.gate_games}")
         if self.ladder_every < 0:

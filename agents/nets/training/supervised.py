@@ -52,6 +52,7 @@ from agents.nets.training.step import (
     seed_everything,
     train_step,
 )
+from go_env.validation import check_int
 
 __all__ = [
     "SupervisedConfig",
@@ -97,8 +98,7 @@ class SupervisedConfig:
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "eval_every"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, min=1)
         if not (self.lr > 0 and self.weight_decay >= 0 and self.value_scale >= 0):
             raise ValueError("lr must be > 0, weight_decay and value_scale >= 0")
         if not 0 <= self.validation < 1:

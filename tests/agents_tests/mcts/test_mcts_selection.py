@@ -34,20 +34,7 @@ def make_tree(visits, values, priors, parent_visits=None, parent_value=0.0):
 
 
 def kernel_choice(tree, policy, c, fpu_mode=FPU_INFINITE, fpu_value=0.0, solver=False):
-    child = select_child(
-        0,
-        tree.first_child,
-        tree.n_children,
-        tree.visits,
-        tree.value,
-        tree.prior,
-        tree.proven,
-        policy,
-        c,
-        fpu_mode,
-        fpu_value,
-        solver,
-    )
+    child = select_child(tree.arrays, 0, policy, c, fpu_mode, fpu_value, solver)
     return int(child) - int(tree.first_child[0])
 
 
