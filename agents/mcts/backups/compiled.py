@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._kernel import NO_TABLE
+from agents.mcts.backups._solver_kernels import _pin_proven, _solve
 from agents.mcts.backups.coulom import CoulomBackup, _coulom_backup
 from agents.mcts.backups.erwa import ErwaBackup, _erwa_backup
 from agents.mcts.backups.maxmcts import MaxMctsBackup, _maxmcts_backup
@@ -26,7 +27,6 @@ from agents.mcts.backups.mean import MeanBackup, _mean_backup
 from agents.mcts.backups.monotone import MonotoneBackup, _monotone_backup
 from agents.mcts.backups.power_mean import PowerMeanBackup, _power_mean_backup
 from agents.mcts.backups.softmax import SoftmaxBackup, _softmax_backup
-from agents.mcts.backups.solver import SolverBackup, _pin_proven, _solve
 from agents.mcts.backups.xie_liu import XieLiuBackup, _xie_liu_backup
 from agents.mcts.tree import TreeArrays
 
@@ -74,9 +74,18 @@ def _plain(strategy: Any) -> tuple[int, np.ndarray, np.ndarray] | None:
     return None
 
 
+def _is_solver(strategy: Any) -> bool:
+    """Whether ``strategy`` is the built-in MCTS-Solver itself (not a subclass).
+
+    By module and name: :mod:`agents.mcts.backups.solver` imports this module.
+    """
+    kind = type(strategy)
+    return kind.__module__ == "agents.mcts.backups.solver" and kind.__name__ == "SolverBackup"
+
+
 def kernel_of(strategy: Any) -> CompiledBackup | None:
     """The compiled form of a bound built-in ``strategy``; ``None`` for any other."""
-    if type(strategy) is SolverBackup:
+    if _is_solver(strategy):
         inner = _plain(strategy.inner_strategy)
         return None if inner is None else CompiledBackup(inner[0], True, inner[1], inner[2])
     plain = _plain(strategy)

@@ -30,74 +30,15 @@ import numpy as np
 from numba import njit
 
 from agents.mcts.backups._common import bound_copy, check_number, check_simulations
+from agents.mcts.backups._solver_kernels import _pin_proven, _solve
 from agents.mcts.backups.base import BackupStrategy
 from agents.mcts.backups.binding import bind_backup
+from agents.mcts.backups.compiled import kernel_of, solver_packed
 from agents.mcts.backups.registry import BACKUPS
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN, Tree, TreeArrays
 from agents.plugins import capability, plugin_field, resolve_plugin_fields
 
 __all__ = ["SolverBackup", "secure_child"]
-
-
-@njit(cache=True)
-def _solve(t, path, leaf_value):  # pragma: no cover - compiled
-    """Mark and propagate proofs in the tree ``t`` (:class:`~agents.mcts.tree.TreeArrays`).
-
-    Returns:
-        The index on the path of the topmost node proven before this call (-1 if none) and
-        the leaf value to back up (exact for a terminal or proven leaf).
-    """
-    proven, terminal, first_child, n_children = t.proven, t.terminal, t.first_child, t.n_children
-    last = path.shape[0] - 1
-    cut = -1
-    for i in range(last + 1):
-        if proven[path[i]] != 0:
-            cut = i
-            break
-    leaf = path[last]
-    if proven[leaf] != 0:
-        leaf_value = -float(proven[leaf])
-    elif terminal[leaf] != 0:
-        if leaf_value > 0.0:  # the player to move at the leaf has won
-            proven[leaf] = -1
-            leaf_value = 1.0
-        elif leaf_value < 0.0:
-            proven[leaf] = 1
-            leaf_value = -1.0
-    changed = proven[leaf] != 0
-    for i in range(last - 1, -1, -1):
-        if not changed:
-            break
-        node = path[i]
-        child = path[i + 1]
-        changed = False
-        if proven[node] != 0:
-            break
-        if proven[child] == 1:  # a winning move for the player to move at ``node``
-            proven[node] = -1
-            changed = True
-        elif proven[child] == -1:
-            first = first_child[node]
-            count = n_children[node]
-            every = count > 0
-            for c in range(first, first + count):
-                if proven[c] != -1:
-                    every = False
-                    break
-            if every:
-                proven[node] = 1
-                changed = True
-    return cut, leaf_value
-
-
-@njit(cache=True)
-def _pin_proven(t, path):  # pragma: no cover - compiled
-    """Set the value of every proven node on ``path`` to its proven result."""
-    proven, value = t.proven, t.value
-    for i in range(path.shape[0]):
-        node = path[i]
-        if proven[node] != 0:
-            value[node] = float(proven[node])
 
 
 @njit(cache=True)
@@ -108,18 +49,6 @@ def _solve_packed(packed, path, leaf_value):  # pragma: no cover - compiled
 @njit(cache=True)
 def _pin_proven_packed(packed, path):  # pragma: no cover - compiled
     _pin_proven(TreeArrays(*packed), path)
-
-
-_SOLVER_PACKED: list[Any] = []  # agents.mcts.backups.compiled.solver_packed, once imported
-
-
-def _compiled_form(strategy: SolverBackup) -> Any:
-    """``kernel_of(strategy)`` (:mod:`agents.mcts.backups.compiled`, which imports this module)."""
-    from agents.mcts.backups.compiled import kernel_of, solver_packed
-
-    if not _SOLVER_PACKED:
-        _SOLVER_PACKED.append(solver_packed)
-    return kernel_of(strategy)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,11 +103,11 @@ class SolverBackup:
         inner = self._inner  # type: ignore[attr-defined]
         fast = self.__dict__.get("_compiled")
         if fast is None or fast[0] is not inner:  # first call, or a copy bound to another
-            fast = (inner, _compiled_form(self))
+            fast = (inner, kernel_of(self))
             object.__setattr__(self, "_compiled", fast)
         compiled = fast[1]
         if compiled is not None:  # a built-in inner strategy: all in one compiled call
-            _SOLVER_PACKED[0](
+            solver_packed(
                 tree.packed, path, float(leaf_value), compiled.kind, compiled.table, compiled.params
             )
             return
