@@ -28,7 +28,7 @@ from go_env._core.layout import H_HASH, H_MOVES, H_PASSES, H_TO_PLAY, HEADER
 from go_env.features import PLANE_DTYPE
 from go_env.features import num_planes as history_plane_count
 from go_env.rules import KoRule
-from go_env.tactical_features import TACTICAL_PLANES
+from go_env.tactical_features import TACTICAL_PLANES, _bin
 
 if TYPE_CHECKING:
     from go_env.state import GoState
@@ -47,16 +47,6 @@ def _in_sorted(keys, start, stop, key):  # pragma: no cover - compiled
         else:
             hi = mid
     return lo < stop and keys[lo] == key
-
-
-@njit(cache=True, inline="always")
-def _bin(out, first, point, count):  # pragma: no cover - compiled
-    """Write ``count`` into its bin plane (``out[first : first + 7]``) at ``point``."""
-    if count > 0:
-        if count < 7:
-            out[first + count - 1, point] = count
-        else:
-            out[first + 6, point] = 7
 
 
 @njit(cache=True)

@@ -52,7 +52,7 @@ BOKE_PLANES = 27
 """Number of planes of :func:`boke_planes`."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bin(out, first, point, count):  # pragma: no cover (jit)
     """Write ``count`` into its bin plane (of ``out[first : first + BINS]``) at ``point``."""
     if count <= 0:

@@ -8,7 +8,8 @@ One definition each, so that the modules that play positions agree on how:
 * :func:`random_moves` / :func:`random_game` play uniformly random moves from a seed (numpy's
   generator), with an optional pass rate and the playout policy's own-eye rule;
   :func:`played_moves` lists the moves of a game;
-* :func:`feed` backs a list of returns up at a lone root with a backup strategy.
+* :func:`feed` backs a list of returns up at a lone root with a backup strategy;
+* :func:`game_outcome` is an arena game record (a short Black win) with the fields given.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.matches.results import GameOutcome
 from agents.mcts.tree import Tree
 from go_env.coords import from_gtp
 from go_env.rules import Rules
@@ -153,3 +155,34 @@ def feed(strategy: Any, returns: Iterable[float], *, n_sims: int = 100) -> float
         count += 1
     assert tree.visits[0] == count
     return float(tree.value[0])
+
+
+def game_outcome(index: int, **fields: Any) -> GameOutcome:
+    """Game ``index`` of a match (pairs with colours swapped): a 4-move Black win by 1 point.
+
+    ``fields`` replace any of the record's fields.
+    """
+    record: dict[str, Any] = {
+        "index": index,
+        "pair": index // 2,
+        "a_black": index % 2 == 0,
+        "black": "random",
+        "white": "random",
+        "opening": (),
+        "moves": (3, 4, 25, 25),
+        "result": "B+1",
+        "score": 1.0,
+        "raw_score": 1.0,
+        "dead": (),
+        "referee": None,
+        "ended_by": "passes",
+        "score_a": 1.0,
+        "seed_black": 1,
+        "seed_white": 2,
+        "moves_black": 2,
+        "moves_white": 2,
+        "time_black": 0.1,
+        "time_white": 0.1,
+        "duration": 0.3,
+    }
+    return GameOutcome(**{**record, **fields})

@@ -138,12 +138,11 @@ def _clamp(value: float) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def format_lz_info(infos: Sequence[MoveInfo], size: int) -> str:
-    """One ``lz-analyze`` line for a list of candidate moves, most visited first.
+def _format_info(infos: Sequence[MoveInfo], size: int, fraction: Callable[[float], str]) -> str:
+    """The ``info move ...`` records of ``infos``, most visited first, joined by spaces.
 
-    Each record reads ``info move D4 visits 120 winrate 5312 prior 1523 order 0 pv D4 C3``
-    (Leela Zero's format: ``winrate`` and ``prior`` in units of 1/10000). An empty list gives
-    an empty string.
+    ``fraction`` writes a winrate or a prior (the one difference between the Leela Zero and
+    KataGo formats).
     """
     ranked = sorted(infos, key=lambda info: (-info.visits, -info.winrate, info.move))
     records = []
@@ -151,11 +150,20 @@ def format_lz_info(infos: Sequence[MoveInfo], size: int) -> str:
         pv = info.pv if info.pv else (info.move,)
         records.append(
             f"info move {to_gtp(info.move, size)} visits {int(info.visits)} "
-            f"winrate {round(_clamp(info.winrate) * 10000)} "
-            f"prior {round(_clamp(info.prior) * 10000)} order {order} "
+            f"winrate {fraction(info.winrate)} prior {fraction(info.prior)} order {order} "
             f"pv {' '.join(to_gtp(m, size) for m in pv)}"
         )
     return " ".join(records)
+
+
+def format_lz_info(infos: Sequence[MoveInfo], size: int) -> str:
+    """One ``lz-analyze`` line for a list of candidate moves, most visited first.
+
+    Each record reads ``info move D4 visits 120 winrate 5312 prior 1523 order 0 pv D4 C3``
+    (Leela Zero's format: ``winrate`` and ``prior`` in units of 1/10000). An empty list gives
+    an empty string.
+    """
+    return _format_info(infos, size, lambda x: str(round(_clamp(x) * 10000)))
 
 
 def format_kata_info(infos: Sequence[MoveInfo], size: int) -> str:
@@ -166,13 +174,4 @@ def format_kata_info(infos: Sequence[MoveInfo], size: int) -> str:
     for the player to move, as KataGo reports by default). KataGo's score and utility fields
     are left out: the agents here estimate no score. An empty list gives an empty string.
     """
-    ranked = sorted(infos, key=lambda info: (-info.visits, -info.winrate, info.move))
-    records = []
-    for order, info in enumerate(ranked):
-        pv = info.pv if info.pv else (info.move,)
-        records.append(
-            f"info move {to_gtp(info.move, size)} visits {int(info.visits)} "
-            f"winrate {_clamp(info.winrate):.6f} prior {_clamp(info.prior):.6f} "
-            f"order {order} pv {' '.join(to_gtp(m, size) for m in pv)}"
-        )
-    return " ".join(records)
+    return _format_info(infos, size, lambda x: f"{_clamp(x):.6f}")

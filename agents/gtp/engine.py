@@ -51,9 +51,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -66,6 +64,7 @@ from agents.base import Agent, Resignation
 from agents.gtp.analysis import MoveInfo, analysis_hook, format_kata_info, format_lz_info
 from agents.gtp.board import GtpBoard
 from agents.gtp.lines import MAX_LINE_CHARS, LineQueue, OverlongLine
+from agents.regular_file import read_regular_file
 from go_env.coords import from_gtp, to_gtp
 from go_env.dead_stones import chains, estimate_dead, result_string, score_without
 from go_env.errors import IllegalMoveError
@@ -149,28 +148,8 @@ def _parse_int(token: str) -> int:
 
 
 def _load_limited(path: str) -> GameRecord:
-    """Read an SGF file for ``loadsgf``: a regular file of at most :data:`MAX_SGF_BYTES`.
-
-    The file is opened without blocking (a FIFO with no writer would block ``open`` forever)
-    and checked with ``fstat`` on the open descriptor, so the size and type tested are those of
-    the file read.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:  # checked before fdopen, which refuses a directory with a message naming the fd
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path} is not a regular file")
-        if info.st_size > MAX_SGF_BYTES:
-            raise ValueError(f"{path} has {info.st_size} bytes; at most {MAX_SGF_BYTES} are read")
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_SGF_BYTES + 1)
-    if len(data) > MAX_SGF_BYTES:
-        raise ValueError(f"{path} grew past {MAX_SGF_BYTES} bytes while being read")
-    return parse_sgf_bytes(data)
+    """Read an SGF file for ``loadsgf``: a regular file of at most :data:`MAX_SGF_BYTES`."""
+    return parse_sgf_bytes(read_regular_file(path, MAX_SGF_BYTES))
 
 
 def agent_board_size(agent: object) -> int | None:

@@ -17,14 +17,13 @@ opening cancels between the two games of a pair.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 
+from agents.regular_file import read_regular_file
 from go_env.coords import from_gtp
 from go_env.errors import IllegalMoveError
 from go_env.rules import Rules
@@ -101,37 +100,13 @@ def _parse_line(line: str, size: int, where: str) -> tuple[int, ...]:
 
 
 def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of ``path``, a regular file of at most ``limit`` bytes.
-
-    The file is opened without blocking (a FIFO with no writer would block ``open``) and
-    checked with ``fstat`` on the open descriptor, so the type and size tested are those of the
-    file read; at most ``limit + 1`` bytes are read, so a file that grows meanwhile is caught.
-
-    Raises:
-        ValueError: For anything but a regular file, or a file over ``limit`` bytes.
-        OSError: When the file cannot be opened or read.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(
-                f"the opening book {path} is not a regular file (a FIFO, device or socket); "
-                "give a text file or a folder of .sgf files"
-            )
-        if info.st_size > limit:
-            raise ValueError(
-                f"the opening book {path} has {info.st_size} bytes; at most {limit} are read"
-            )
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"the opening book {path} grew past {limit} bytes while being read")
-    return data
+    """The bytes of ``path`` for the book, a regular file of at most ``limit`` bytes."""
+    return read_regular_file(
+        path,
+        limit,
+        name=f"the opening book {path}",
+        hint=" (a FIFO, device or socket); give a text file or a folder of .sgf files",
+    )
 
 
 def load_book(path: str | PathLike[str], rules: Rules) -> tuple[tuple[int, ...], ...]:

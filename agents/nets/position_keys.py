@@ -54,30 +54,27 @@ def _mix(h1, h2, w):  # pragma: no cover - compiled
     return _rotl(h1 ^ (w * _P1), 31) * _P2, _rotl(h2 ^ (w * _P3), 29) * _P4
 
 
+@njit(cache=True, inline="always")
+def _absorb(h1, h2, row):  # pragma: no cover - compiled
+    """Mix the bytes of ``row`` into both lanes, 8 at a time, the last word zero-padded."""
+    n = row.shape[0]
+    full = n - n % 8
+    for i in range(0, full, 8):
+        h1, h2 = _mix(h1, h2, _word(row, i))
+    tail = np.uint64(0)
+    for i in range(full, n):
+        tail |= np.uint64(row[i]) << np.uint64(8 * (i - full))
+    return _mix(h1, h2, tail)
+
+
 @njit(cache=True)
 def _keys(planes, masks, out):  # pragma: no cover - compiled
     """``out[b] = (lane 1, lane 2)`` of the bytes of ``planes[b]`` then ``masks[b]``."""
     m = planes.shape[1]
     a = masks.shape[1]
     for b in range(planes.shape[0]):
-        h1 = _S1
-        h2 = _S2
-        row = planes[b]
-        full = m - m % 8
-        for i in range(0, full, 8):
-            h1, h2 = _mix(h1, h2, _word(row, i))
-        tail = np.uint64(0)
-        for i in range(full, m):
-            tail |= np.uint64(row[i]) << np.uint64(8 * (i - full))
-        h1, h2 = _mix(h1, h2, tail)
-        legal = masks[b]
-        full = a - a % 8
-        for i in range(0, full, 8):
-            h1, h2 = _mix(h1, h2, _word(legal, i))
-        tail = np.uint64(0)
-        for i in range(full, a):
-            tail |= np.uint64(legal[i]) << np.uint64(8 * (i - full))
-        h1, h2 = _mix(h1, h2, tail)
+        h1, h2 = _absorb(_S1, _S2, planes[b])
+        h1, h2 = _absorb(h1, h2, masks[b])
         out[b, 0] = _finish(h1 ^ np.uint64(m + a))
         out[b, 1] = _finish(h2 ^ np.uint64(m + a))
 

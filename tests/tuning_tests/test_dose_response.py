@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from game_support import game_outcome
 
 from agents.matches.results import GameOutcome, ResultsError
 from tuning.dose_response import (
@@ -27,29 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _game(index: int, score: float, opening: tuple[int, ...] = (0,)) -> GameOutcome:
-    return GameOutcome(
-        index=index,
-        pair=index // 2,
-        a_black=index % 2 == 0,
-        black="a",
-        white="b",
-        opening=opening,
-        moves=opening,
-        result="B+1",
-        score=1.0,
-        raw_score=1.0,
-        dead=(),
-        referee=None,
-        ended_by="passes",
-        score_a=score,
-        seed_black=0,
-        seed_white=0,
-        moves_black=0,
-        moves_white=0,
-        time_black=0.0,
-        time_white=0.0,
-        duration=0.0,
-    )
+    return game_outcome(index, black="a", white="b", opening=opening, moves=opening, score_a=score)
 
 
 def _row(row_id: str, scores: list[float], sims: int = 200, candidate: str = "mean") -> RowResult:

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.matches.arena import MatchConfig, run_match
+from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.balanced import draw_balanced_book
 from agents.matches.results import GameOutcome
 from agents.matches.stats import SprtConfig
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
-__all__ = ["GateResult", "load_or_draw_book", "run_gate", "sprt_of"]
+__all__ = ["GateResult", "load_or_draw_book", "play_run_match", "run_gate", "sprt_of"]
 
 BOOK_SEED = 29
 """Seed of the run's opening book (the same book for every run of one board size)."""
@@ -110,6 +110,54 @@ def load_or_draw_book(out: Path, config: SelfPlayConfig) -> tuple[tuple[int, ...
     return tuple(tuple(o) for o in openings)
 
 
+def play_run_match(
+    config: SelfPlayConfig,
+    book: tuple[tuple[int, ...], ...],
+    *,
+    agent_a: str,
+    agent_b: str,
+    games: int,
+    seed: int,
+    results: Path,
+    deadline: float,
+    sprt: SprtConfig | None = None,
+) -> tuple[MatchResult, bool]:
+    """Play a match of the run (its rules, book and workers) into ``results``.
+
+    Games are kept in ``results`` as they finish; the match stops early when the SPRT
+    decides or once ``time.monotonic()`` passes ``deadline``.
+
+    Returns:
+        The match's result, and whether the deadline stopped it after a game.
+    """
+    match = MatchConfig(
+        agent_a=agent_a,
+        agent_b=agent_b,
+        games=games,
+        rules=config.rules,
+        seed=seed,
+        book=book,
+        referee="none",
+    )
+    results.parent.mkdir(parents=True, exist_ok=True)
+    stopped = False
+
+    def stop(game: GameOutcome, result: MatchResult) -> bool:
+        nonlocal stopped
+        stopped = time.monotonic() >= deadline
+        return stopped
+
+    result = run_match(
+        match,
+        results=results,
+        workers=config.workers,
+        sprt=sprt,
+        on_game=stop,
+        games_per_worker=max(1, min(config.games_per_worker, games)),
+    )
+    return result, stopped
+
+
 def run_gate(
     candidate: Path,
     best: Path,
@@ -129,32 +177,16 @@ def run_gate(
         out: The run folder.
         deadline: ``time.monotonic()`` at which to stop (the games played are kept).
     """
-    book = load_or_draw_book(out, config)
-    match = MatchConfig(
+    result, interrupted = play_run_match(
+        config,
+        load_or_draw_book(out, config),
         agent_a=config.agent_spec(str(candidate), "candidate"),
         agent_b=config.agent_spec(str(best), "best"),
         games=config.gate_games,
-        rules=config.rules,
         seed=config.seed * 1000 + generation,
-        book=book,
-        referee="none",
-    )
-    folder = out / "gate"
-    folder.mkdir(parents=True, exist_ok=True)
-    interrupted = False
-
-    def stop(game: GameOutcome, result: Any) -> bool:
-        nonlocal interrupted
-        interrupted = time.monotonic() >= deadline
-        return interrupted
-
-    result = run_match(
-        match,
-        results=folder / f"gen-{generation:04d}.jsonl",
-        workers=config.workers,
+        results=out / "gate" / f"gen-{generation:04d}.jsonl",
+        deadline=deadline,
         sprt=sprt_of(config),
-        on_game=stop,
-        games_per_worker=max(1, min(config.games_per_worker, config.gate_games)),
     )
     test = result.sprt
     assert test is not None

@@ -20,13 +20,11 @@ interval mapped to Elo (:func:`agents.matches.stats.estimate`).
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any
 
-from agents.matches.arena import MatchConfig, run_match
 from agents.nets.checkpoint import shipped_model_path
-from agents.nets.training.gating import load_or_draw_book
+from agents.nets.training.gating import load_or_draw_book, play_run_match
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
 __all__ = ["anchors", "run_ladder"]
@@ -64,32 +62,17 @@ def run_ladder(
         short (rerun to finish).
     """
     book = load_or_draw_book(out, config)
-    folder = out / "ladder"
-    folder.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     for name, spec in anchors(config, out).items():
-        match = MatchConfig(
+        result, stopped = play_run_match(
+            config,
+            book,
             agent_a=config.agent_spec(str(best), f"gen{generation}"),
             agent_b=spec,
             games=config.ladder_games,
-            rules=config.rules,
             seed=config.seed * 1000 + generation + 500_000,
-            book=book,
-            referee="none",
-        )
-        stopped = False
-
-        def stop(game: Any, result: Any) -> bool:
-            nonlocal stopped
-            stopped = time.monotonic() >= deadline
-            return stopped
-
-        result = run_match(
-            match,
-            results=folder / f"gen-{generation:04d}-{name}.jsonl",
-            workers=config.workers,
-            on_game=stop,
-            games_per_worker=max(1, min(config.games_per_worker, config.ladder_games)),
+            results=out / "ladder" / f"gen-{generation:04d}-{name}.jsonl",
+            deadline=deadline,
         )
         if stopped and len(result.games) < config.ladder_games:
             return rows, True

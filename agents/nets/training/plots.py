@@ -34,6 +34,39 @@ def _save(plt: Any, fig: Any, path: str | PathLike[str]) -> Path:
     return out
 
 
+def _plot_scores(
+    rows: Sequence[dict[str, Any]],
+    path: str | PathLike[str],
+    *,
+    x: str,
+    keys: tuple[str, str, str, str],
+    promoted_label: str,
+) -> Path | None:
+    """Plot a candidate's score against the best by ``x``, with its interval; promoted starred.
+
+    ``keys`` names the score, low bound, high bound and promoted fields of the rows.
+    """
+    plt = _pyplot()
+    if plt is None or not rows:
+        return None
+    score, low, high, promoted_key = keys
+    fig, ax = plt.subplots(figsize=(6, 4))
+    xs = [r[x] for r in rows]
+    ax.fill_between(xs, [r[low] for r in rows], [r[high] for r in rows], alpha=0.2)
+    ax.plot(xs, [r[score] for r in rows], "o-", label="candidate vs best")
+    promoted = [(r[x], r[score]) for r in rows if r.get(promoted_key)]
+    if promoted:
+        px, py = zip(*promoted, strict=True)
+        ax.plot(px, py, "*", markersize=12, label=promoted_label)
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_xlabel(x)
+    ax.set_ylabel("score rate (95% interval)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return _save(plt, fig, path)
+
+
 def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
     """Plot policy and value losses against the step from metric rows.
 
@@ -63,25 +96,13 @@ def plot_winrates(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> 
 
     Rows hold ``iteration``, ``score``, ``low``, ``high`` (and ``promoted``).
     """
-    plt = _pyplot()
-    if plt is None or not rows:
-        return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    xs = [r["iteration"] for r in rows]
-    ys = [r["score"] for r in rows]
-    ax.fill_between(xs, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.2)
-    ax.plot(xs, ys, "o-", label="candidate vs best")
-    promoted = [(r["iteration"], r["score"]) for r in rows if r.get("promoted")]
-    if promoted:
-        px, py = zip(*promoted, strict=True)
-        ax.plot(px, py, "*", markersize=12, label="promoted")
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("score rate (95% interval)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return _save(plt, fig, path)
+    return _plot_scores(
+        rows,
+        path,
+        x="iteration",
+        keys=("score", "low", "high", "promoted"),
+        promoted_label="promoted",
+    )
 
 
 def plot_gate(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
@@ -90,25 +111,13 @@ def plot_gate(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path
     Rows hold ``generation``, ``gate_score``, ``gate_low``, ``gate_high``, ``gate_games`` and
     ``gate_promoted``; promoted generations are starred.
     """
-    plt = _pyplot()
-    rows = [r for r in rows if r.get("gate_games")]
-    if plt is None or not rows:
-        return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    xs = [r["generation"] for r in rows]
-    ax.fill_between(xs, [r["gate_low"] for r in rows], [r["gate_high"] for r in rows], alpha=0.2)
-    ax.plot(xs, [r["gate_score"] for r in rows], "o-", label="candidate vs best")
-    promoted = [(r["generation"], r["gate_score"]) for r in rows if r.get("gate_promoted")]
-    if promoted:
-        px, py = zip(*promoted, strict=True)
-        ax.plot(px, py, "*", markersize=12, label="promoted (SPRT accepted)")
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_xlabel("generation")
-    ax.set_ylabel("score rate (95% interval)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return _save(plt, fig, path)
+    return _plot_scores(
+        [r for r in rows if r.get("gate_games")],
+        path,
+        x="generation",
+        keys=("gate_score", "gate_low", "gate_high", "gate_promoted"),
+        promoted_label="promoted (SPRT accepted)",
+    )
 
 
 def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:

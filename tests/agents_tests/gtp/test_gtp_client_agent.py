@@ -83,19 +83,6 @@ def fake(tmp_path: Path) -> Any:
     return build
 
 
-class FirstLegal:
-    name = "first"
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, state: GoState, observation: dict[str, Any] | None = None) -> int:
-        return int(state.legal_moves()[0])
-
-    def close(self) -> None:
-        pass
-
-
 def test_spec_forms_and_validation() -> None:
     assert agent_config('gtp:cmd="gnugo --mode gtp --level 10"').cmd == (
         "gnugo --mode gtp --level 10"

@@ -8,13 +8,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import gtp_support
 import pytest
+from gtp_support import FakeAnalyzer, transcript
 
-from agents.gtp.analysis import MoveInfo
 from agents.gtp.engine import GtpEngine
 from go_env.sgf import load_sgf
 from go_env.state import GoState
@@ -22,22 +22,14 @@ from go_env.state import GoState
 ROOT = Path(__file__).resolve().parents[3]
 
 
-class FirstLegal:
-    """Plays the first legal point (in action order), or passes."""
-
-    name = "first"
-
-    def reset(self) -> None:
-        pass
+class FirstLegal(gtp_support.FirstLegal):
+    """Plays the first legal point, checking that the engine passes the observation."""
 
     def act(self, state: GoState, observation: dict[str, Any] | None = None) -> int:
         assert observation is not None and observation["action_mask"].shape == (
             state.pass_move + 1,
         )
-        return int(state.legal_moves()[0])
-
-    def close(self) -> None:
-        pass
+        return super().act(state, observation)
 
 
 class Passer(FirstLegal):
@@ -47,38 +39,8 @@ class Passer(FirstLegal):
         return state.pass_move
 
 
-class FakeAnalyzer(FirstLegal):
-    """Reports two candidate moves at once, then searches until told to stop."""
-
-    name = "analyzer"
-
-    def __init__(self) -> None:
-        self.seen: list[GoState] = []
-
-    def analyze(
-        self,
-        state: GoState,
-        *,
-        report: Callable[[Sequence[MoveInfo]], None],
-        should_stop: Callable[[], bool],
-        interval: float,
-    ) -> None:
-        self.seen.append(state)
-        report(
-            [
-                MoveInfo(move=12, visits=30, winrate=0.61234, prior=0.25, pv=(12, 6)),
-                MoveInfo(move=6, visits=50, winrate=0.5, prior=0.1),
-            ]
-        )
-        while not should_stop():
-            time.sleep(0.01)
-
-
 def run(text: str, agent: Any = None, **kwargs: Any) -> str:
-    engine = GtpEngine(agent or FirstLegal(), engine_version="test", **kwargs)
-    out = io.StringIO()
-    engine.serve(io.StringIO(text), out)
-    return out.getvalue()
+    return transcript(text, agent or FirstLegal(), **kwargs)
 
 
 def test_administrative_commands_and_ids() -> None:

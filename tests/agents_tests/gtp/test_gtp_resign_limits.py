@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 import tempfile
 import textwrap
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gtp_support import FakeAnalyzer, FirstLegal, transcript
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents import cli
 from agents.base import AgentError, Resignation
 from agents.gtp import process
-from agents.gtp.analysis import MoveInfo
 from agents.gtp.client_agent import GtpConfig
 from agents.gtp.engine import GtpEngine
 from agents.gtp.process import GtpConnectionError, GtpProcess
@@ -29,19 +27,6 @@ from go_env.coords import to_gtp
 from go_env.rules import Rules
 from go_env.sgf import GameRecord, dump_sgf, parse_sgf
 from go_env.state import GoState
-
-
-class FirstLegal:
-    name = "first"
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, state: GoState, observation: dict[str, Any] | None = None) -> int:
-        return int(state.legal_moves()[0])
-
-    def close(self) -> None:
-        pass
 
 
 class Resigner(FirstLegal):
@@ -56,11 +41,7 @@ class NineOnly(FirstLegal):
     board_size = 9
 
 
-def run(text: str, agent: Any = None, **kwargs: Any) -> str:
-    engine = GtpEngine(agent or FirstLegal(), engine_version="test", **kwargs)
-    out = io.StringIO()
-    engine.serve(io.StringIO(text), out)
-    return out.getvalue()
+run = transcript
 
 
 # ------------------------------------------------------------------------------ resign
@@ -314,27 +295,6 @@ def test_any_finite_komi_written_to_sgf_reads_back_exactly(komi: float) -> None:
 
 
 # ------------------------------------------------------------------------ GUI support
-class FakeAnalyzer(FirstLegal):
-    name = "analyzer"
-
-    def analyze(
-        self,
-        state: GoState,
-        *,
-        report: Callable[[Sequence[MoveInfo]], None],
-        should_stop: Callable[[], bool],
-        interval: float,
-    ) -> None:
-        report(
-            [
-                MoveInfo(move=12, visits=30, winrate=0.61234, prior=0.25, pv=(12, 6)),
-                MoveInfo(move=6, visits=50, winrate=0.5, prior=0.1),
-            ]
-        )
-        while not should_stop():
-            time.sleep(0.01)
-
-
 def test_kata_analyze_streams_katago_info_lines() -> None:
     out = run(
         "boardsize 5\nplay b C3\n7 kata-analyze w interval 50 ownership true maxmoves 5\nname\n",

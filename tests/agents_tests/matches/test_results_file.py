@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from game_support import game_outcome
 
 from agents.matches.results import (
     GameOutcome,
@@ -20,29 +21,7 @@ MATCH = {"agent_a": "random", "agent_b": "random", "seed": 0}
 
 
 def _game(index: int) -> GameOutcome:
-    return GameOutcome(
-        index=index,
-        pair=index // 2,
-        a_black=index % 2 == 0,
-        black="random",
-        white="random",
-        opening=(),
-        moves=(3, 4, 25, 25),
-        result="B+1",
-        score=1.0,
-        raw_score=1.0,
-        dead=(),
-        referee=None,
-        ended_by="passes",
-        score_a=1.0,
-        seed_black=1,
-        seed_white=2,
-        moves_black=2,
-        moves_white=2,
-        time_black=0.1,
-        time_white=0.1,
-        duration=0.3,
-    )
+    return game_outcome(index)
 
 
 def _file(tmp_path: Path, games: int = 2) -> Path:
