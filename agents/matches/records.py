@@ -209,6 +209,10 @@ def _compact_json(data: bytes) -> bytes:
     return compact if json.loads(compact) == value and len(compact) < len(data) else data
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
 def record_run(
     source: str | PathLike[str],
     dest: str | PathLike[str] | None = None,
@@ -218,7 +222,9 @@ def record_run(
     """Copy a run folder into the record (``docs/results/...``), in its recorded form.
 
     Results files are stored compressed (``results.jsonl.gz``, checked as results files
-    first), ``sgf/`` folders are left out (:func:`export_sgf` writes them again), PNG plots
+    first), and so are SQLite study databases (``study.db.gz``, read through
+    :func:`tuning.studies.storage.recorded_storage_url`), ``sgf/`` folders are left out
+    (:func:`export_sgf` writes them again), PNG plots
     are stored as 256-colour PNGs, and every other file is copied as it is. A file of the
     destination with the same name is replaced, a compressed results file by a newer plain
     one and the other way round.
@@ -275,7 +281,20 @@ def record_run(
             if say is not None:
                 say(f"[record] {relative}: {size:,} -> {packed.stat().st_size:,} bytes (gzip)")
             continue
-        if is_compressed(path) and path.name.endswith(".jsonl.gz"):
+        if path.suffix in _DATABASE_SUFFIXES and path.read_bytes()[:16] == _SQLITE_MAGIC:
+            size = path.stat().st_size
+            if target != path:
+                shutil.copyfile(path, target)
+                stale = target.with_name(target.name + ".gz")
+                if stale.exists():
+                    stale.unlink()  # an older compressed copy in the record
+            packed = compress(target)
+            counts["compressed"] += 1
+            counts["bytes_after"] += packed.stat().st_size
+            if say is not None:
+                say(f"[record] {relative}: {size:,} -> {packed.stat().st_size:,} bytes (gzip)")
+            continue
+        if is_compressed(path) and path.name.endswith((".jsonl.gz", ".db.gz")):
             plain = target.with_name(target.name[: -len(".gz")])
             if plain.exists() and plain != path:
                 plain.unlink()  # an older plain copy in the record

@@ -203,15 +203,22 @@ def played_games(plan: Plan, row: Row) -> int:
 
 
 def _stored_study(plan: Plan, row: StudyRow) -> Any:
-    """The Optuna study of a study row as its folder holds it (``None``: not started)."""
-    if not (plan.folder(row) / "study.db").exists():
+    """The Optuna study of a study row as its folder holds it (``None``: not started).
+
+    A recorded row's database may be stored compressed (``study.db.gz``): it is read from a
+    temporary plain copy (:func:`tuning.studies.storage.recorded_storage_url`).
+    """
+    from tuning.studies.storage import recorded_storage_url
+
+    url = recorded_storage_url(plan.folder(row) / "study.db")
+    if url is None:
         return None
     import optuna
 
     config = study_config(plan, row)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
-        return optuna.load_study(study_name=config.name, storage=config.storage_url)
+        return optuna.load_study(study_name=config.name, storage=url)
     except KeyError:  # no study of that name yet
         return None
 
@@ -490,10 +497,12 @@ def _run_study_row(
     progress: PlanProgress,
     games_per_worker: int | None = None,
 ) -> None:
+    from agents.stored import expand
     from tuning.studies.study import run_study
 
     config = study_config(plan, row, workers=workers or 1, games_per_worker=games_per_worker)
     before = played_games(plan, row)
+    expand(plan.folder(row) / "study.db")  # a recorded (compressed) study continues in place
     finished_before = _study_finished(plan, row)
     report = run_study(config, progress=progress.say)
     after = played_games(plan, row)

@@ -44,6 +44,7 @@ __all__ = [
     "StorageError",
     "hide_password",
     "open_storage",
+    "recorded_storage_url",
     "storage_url",
 ]
 
@@ -255,3 +256,41 @@ def open_storage(
         raise StorageError(
             f"cannot open the study storage {shown!r}: {type(exc).__name__}: {reason}{hint}"
         ) from exc
+
+
+_READ_COPIES: dict[tuple[str, int, int], Path] = {}
+
+
+def recorded_storage_url(path: str | Path) -> str | None:
+    """A SQLite URL that reads the study file ``path`` as the record stores it.
+
+    A recorded run keeps its study database compressed (``study.db.gz``, ``docs/records.md``):
+    this decompresses it once per process into a temporary file and returns that file's URL,
+    for reading only (a run that continues the study expands the file in place first,
+    :func:`agents.stored.expand`). A plain file gives its own URL; ``None`` when neither form
+    exists.
+
+    Raises:
+        agents.stored.StoredFileError: When both forms exist or the ``.gz`` is corrupt.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    from agents.stored import is_compressed, read_stored, stored_file
+
+    stored = stored_file(path)
+    if stored is None:
+        return None
+    if not is_compressed(stored):
+        return f"sqlite:///{stored.resolve()}"
+    stat = stored.stat()
+    key = (str(stored.resolve()), stat.st_mtime_ns, stat.st_size)
+    copy = _READ_COPIES.get(key)
+    if copy is None or not copy.exists():
+        folder = Path(tempfile.mkdtemp(prefix="gomcts-study-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        copy = folder / stored.name[: -len(".gz")]
+        copy.write_bytes(read_stored(stored))
+        _READ_COPIES[key] = copy
+    return f"sqlite:///{copy}"
