@@ -29,6 +29,7 @@ from go_env.features import PLANE_DTYPE
 from go_env.features import num_planes as history_plane_count
 from go_env.rules import KoRule
 from go_env.tactical_features import TACTICAL_PLANES, _bin
+from go_env.validation import check_int
 
 if TYPE_CHECKING:
     from go_env.state import GoState
@@ -314,10 +315,8 @@ class LeafRoots:
     def __init__(self, size: int, history: int, tactical: bool, slots: int = 1) -> None:
         from go_env.kernels import geometry
 
-        if isinstance(history, bool) or not isinstance(history, int) or history < 1:
-            raise ValueError(f"history must be an int >= 1 (positions), got {history!r}")
-        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
-            raise ValueError(f"slots must be an int >= 1, got {slots!r}")
+        check_int("history", history, min=1, allowed="an int >= 1 (positions)")
+        check_int("slots", slots, min=1)
         self.size = size
         self.history = history
         self.tactical = bool(tactical)

@@ -27,6 +27,7 @@ from agents.matches.stats import sprt as run_sprt
 from agents.registry import agent_config
 from go_env.rules import Rules
 from go_env.state import Color
+from go_env.validation import check_int
 
 __all__ = ["MAX_GAMES", "ArenaError", "MatchConfig", "MatchResult"]
 
@@ -77,9 +78,8 @@ class MatchConfig:
             or not 1 <= self.games <= MAX_GAMES
         ):
             raise ValueError(f"games must be an int in [1, {MAX_GAMES}], got {self.games!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            # numpy's SeedSequence takes non-negative ints only: refused here, not in game 0
-            raise ValueError(f"seed must be an int >= 0, got {self.seed!r}")
+        # numpy's SeedSequence takes non-negative ints only: refused here, not in game 0
+        check_int("seed", self.seed, min=0)
         if self.opening_moves < 0:
             raise ValueError(f"opening_moves must be >= 0, got {self.opening_moves}")
         if not self.referee.strip():

@@ -50,6 +50,7 @@ from optuna.samplers import BaseSampler, RandomSampler
 from optuna.search_space import IntersectionSearchSpace
 from optuna.trial import FrozenTrial, TrialState
 
+from go_env.validation import check_int
 from tuning.samplers.noise import trial_variance
 
 __all__ = [
@@ -479,8 +480,7 @@ class NoisyGPSampler(BaseSampler):
             ("raw_samples", raw_samples),
             ("mc_samples", mc_samples),
         ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+            check_int(name, value, min=1)
         self.seed = seed
         self.n_startup_trials = n_startup_trials
         self.independent_sampler = independent_sampler or RandomSampler(seed=seed)
