@@ -68,7 +68,7 @@ def _kill_main_and_expect_the_group_gone(proc: subprocess.Popen[bytes], others: 
     pgid = proc.pid
     try:
         assert _wait_for(lambda: len(_group(pgid)) >= 1 + others, timeout=120), _group(pgid)
-        time.sleep(1.0)  # the workers are past their initializer
+        time.sleep(3.0)  # the workers are past their initializer (imports take seconds under load)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         # Within die_with_parent's grace (5 s): a worker whose KeyboardInterrupt was lost
