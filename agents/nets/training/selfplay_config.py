@@ -175,20 +175,12 @@ class SelfPlayConfig:
 
     def settings(self) -> GameSettings:
         """How each self-play game is played."""
-        return GameSettings(
-            rules=self.rules,
-            search=self.search,
-            sims=self.sims,
-            fast_sims=self.fast_sims,
-            full_share=self.full_share,
-            considered=self.considered,
-            c_visit=self.c_visit,
-            c_scale=self.c_scale,
-            c=self.c,
-            noise_alpha=self.noise_alpha,
-            noise_weight=self.noise_weight,
-            temperature_moves=self.temperature_moves,
-        )
+        shared = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(GameSettings)
+            if f.name != "rules"
+        }
+        return GameSettings(rules=self.rules, **shared)
 
     def evaluator_spec(self, model: str) -> str:
         """The evaluator spec with ``model`` as its network (other options kept)."""
