@@ -165,8 +165,30 @@ class Manifest:
         """Move the generation in progress to ``phase``."""
         self.data["phase"] = phase
 
+    def generation_cost(self) -> dict[str, float | None]:
+        """What the generation in progress has cost so far, over all its starts.
+
+        ``cpu_seconds`` and ``wall_seconds`` since the previous generation ended (``None`` in a
+        run whose manifest predates this record), and the run's totals at this point
+        (``run_cpu_seconds``, ``run_wall_seconds``). Worker processes count once they end.
+        """
+        totals = self.data["totals"]
+        since = self.data.get("generation_began")
+        if since is None and not self.data["generations"]:
+            since = {"cpu_seconds": 0.0, "wall_seconds": 0.0}  # the run's first generation
+        cost: dict[str, float | None] = {}
+        for clock in ("cpu_seconds", "wall_seconds"):
+            cost[clock] = None if since is None else round(totals[clock] - since[clock], 1)
+            cost[f"run_{clock}"] = totals[clock]
+        return cost
+
     def finish_generation(self, row: dict[str, Any]) -> None:
         """Record a finished generation and start the next one."""
+        totals = self.data["totals"]
+        self.data["generation_began"] = {
+            "cpu_seconds": totals["cpu_seconds"],
+            "wall_seconds": totals["wall_seconds"],
+        }
         self.data["generations"].append(row)
         self.data["generation"] = self.generation + 1
         self.data["phase"] = "selfplay"

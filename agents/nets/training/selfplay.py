@@ -410,6 +410,8 @@ class _Run:
         games = sum(r["games"] for r in before) + len(records)
         positions = sum(r["positions"] for r in before) + sum(r.positions for r in records)
         self.manifest.count_games(games, positions)
+        self.manifest.update_start(self.start, self.clock)  # the workers that ended, counted
+        cost = self.manifest.generation_cost()
         row = {
             "generation": g,
             "games": len(records),
@@ -420,7 +422,7 @@ class _Run:
             "best_generation": self.manifest.data["best_generation"],
             "total_games": games,
             "total_positions": positions,
-            "cpu_seconds": self.manifest.data["totals"]["cpu_seconds"],
+            **cost,
         }
         row = {
             k: (None if isinstance(v, float) and not math.isfinite(v) else v)
@@ -434,7 +436,6 @@ class _Run:
         plot_losses(rows, self.out / "losses.png")
         plot_gate(rows, self.out / "gate.png")
         plot_elo(_read_rows(self.out / "ladder.jsonl"), self.out / "elo.png")
-        self.manifest.update_start(self.start, self.clock)
         self.manifest.finish_generation(row)
         self.manifest.save()
 

@@ -141,6 +141,13 @@ def test_run_trains_gates_and_resumes_after_a_kill(tmp_path) -> None:
         assert sorted(json.loads(x)["index"] for x in lines) == [0, 1, 2]  # none lost, none twice
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     assert [r["generation"] for r in rows] == [1, 2] and rows[1]["total_games"] == 6
+    # each row's cost is its own generation's, over both starts, and they add up to the run's
+    assert all(r["cpu_seconds"] > 0 and r["wall_seconds"] > 0 for r in rows)
+    assert rows[0]["run_cpu_seconds"] == rows[0]["cpu_seconds"]
+    assert rows[1]["run_cpu_seconds"] == pytest.approx(
+        rows[0]["cpu_seconds"] + rows[1]["cpu_seconds"], abs=0.2
+    )
+    assert rows[1]["run_wall_seconds"] <= manifest.data["totals"]["wall_seconds"]
     assert manifest.data["totals"]["games"] == 6
     assert sum(s["games"] for s in manifest.data["starts"]) == 6
     assert manifest.data["totals"]["positions"] == sum(
