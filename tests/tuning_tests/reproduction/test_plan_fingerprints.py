@@ -1,0 +1,64 @@
+"""The committed plans' rows keep their fingerprints (tuning/reproduction/plan.py, runner.py).
+
+A row's fingerprint is the hash of everything that decides its games
+(:func:`tuning.reproduction.runner.row_definition`); a row folder that holds games under
+another fingerprint is refused when the plan is resumed. So a change in how a plan is read
+must leave the fingerprint of every committed row as it is: the values below were computed
+when the plans were recorded, and each plan's rows must still give them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tuning.reproduction.plan import load_plan
+from tuning.reproduction.runner import fingerprint, row_definition
+
+ROOT = Path(__file__).resolve().parents[3]
+
+FROZEN: dict[str, dict[str, str]] = {
+    "dose-response-n.toml": {
+        "softmax-tau27-n3200": "5aaffa0185b9d44ed4e5d190b399fc64818b29fb919dd79a8a3a46633be8fc23",
+        "softmax-tau10-n3200": "372f42e5f0ae6a4e38656df2e175f70be1b45f787a675da394834925dbf80d3e",
+        "softmax-g-2-fresh": "87e0f67cc1d6af15eee0440d5c0172b125bf257cdb864621568cc48a680e69fa",
+        "coulom-2-16-n3200": "44fd9fac332354c1df6961123a636baf35a7e3c4de91746f0e2927e17a232be2",
+    },
+    "li-lim-9x9.toml": {
+        "aa-mean": "f88df003f4851b5c1aea15ce127b9f584040fd656c4b9684f8fd12650671445d",
+        "coulom-2-16": "e148bb4a422aa114a5e2b95d0efc8a26c6ef62d83ef428754122f81408c1a167",
+        "coulom-4-32": "f170abf609c466b5b2d024b5fc27063f8d64b0484fba9fa9cd13ebd890f27545",
+        "coulom-8-64": "d6ffc6d08832fcccd300f23b35406fc63612b4193d26a53f954cc339a1ecd4f0",
+        "erwa-unbiased-a001": "2c2699351bfe1365fce5f3d1ac06bdcb3a324522e6e6a82def5f3905b62da403",
+        "xie-liu-exp-1": "5e95d071ea90549d858a9622656b7e32ebb74e3f579e2c224aef63d6d7b692cb",
+        "softmax-g-6": "65c15be1ed7028c5db73008fc47f060b309aa036655c5e2f6c0222bb1ac9613a",
+        "softmax-g-4": "6cff6bf9fe05048084ff222ba94edc5db0da0d9aeb51e89b331a33ca3d0acee3",
+        "softmax-g-3": "0301ee9019cc8366353a8cc285fb3564603ae639346278b0b3a33f0fd2309b15",
+        "softmax-g-2": "6928cfdf39dd4ba665c7d604f5da1c91423a806054c4c0e6f932bc19618a0894",
+        "softmax-g-3-flat": "8844118e1e99fe764682527d72600cb5f811b193a19b7b6c1033a314a3115b41",
+        "bo-softmax": "fc22f46ba4997c79d8bb501c2e82e997e5bfeab2450c600b062fe8b2b3f8030b",
+        "bo-monotone": "8036fbd2ef1266ae22cd259413a7a62b78f5b3a2692c35fe96c6584831ba0991",
+        "confirm-softmax": "8baef6ffd01231e9fec1996ac492a8136a198ad54371d979ea3474f5045f9a03",
+        "confirm-monotone": "aff7a9144d386b2c3c4588d3153f07546bc013a9850b201c84efeb1b0cffd7b4",
+        "confirm-softmax-vs-coulom": (
+            "6cd6b407d9fc6dd551532cbc5634a23d2e8815a6589796414f7263c31fc3c5d6"
+        ),
+        "recheck-n800": "0422800c6612a9813a0bfd0c10b33d660529b106a11791c978e1ad901d6b6f9c",
+        "recheck-n800-tau27": "0d017c41a48e11ac4706e7b2e01371b7be046c5155a27af2a7f85eb2fdb70e16",
+    },
+}
+
+
+def test_every_committed_plan_has_frozen_fingerprints() -> None:
+    committed = sorted(path.name for path in (ROOT / "experiments").glob("*.toml"))
+    assert committed == sorted(FROZEN), "add the new plan's fingerprints to FROZEN"
+
+
+@pytest.mark.parametrize("name", sorted(FROZEN))
+def test_each_row_of_a_committed_plan_keeps_its_fingerprint(name: str) -> None:
+    plan = load_plan(ROOT / "experiments" / name)
+    assert plan.ids == list(FROZEN[name])
+    found = {row.id: fingerprint(row_definition(plan, row)) for row in plan.rows}
+    changed = sorted(row_id for row_id, digest in found.items() if digest != FROZEN[name][row_id])
+    assert not changed, f"{name}: rows whose fingerprint changed: {changed}"
