@@ -62,3 +62,36 @@ def test_each_row_of_a_committed_plan_keeps_its_fingerprint(name: str) -> None:
     found = {row.id: fingerprint(row_definition(plan, row)) for row in plan.rows}
     changed = sorted(row_id for row_id, digest in found.items() if digest != FROZEN[name][row_id])
     assert not changed, f"{name}: rows whose fingerprint changed: {changed}"
+
+
+TERSE_STUDY = """
+[plan]
+name = "terse"
+out = "out"
+
+[setting]
+size = 5
+komi = 2.5
+sims = 4
+agent = "mcts:sims={sims}"
+
+[[row]]
+id = "bo"
+kind = "study"
+space = "softmax"
+trials = 2
+games = 4
+seed = 0
+"""
+
+
+def test_a_study_row_that_leaves_out_every_optional_key_keeps_its_fingerprint(
+    tmp_path: Path,
+) -> None:
+    # the plan's defaults: d = 3, startup_trials = 8, batch = min(20, games), botorch,
+    # pruning on, 2 random opening moves
+    path = tmp_path / "plan.toml"
+    path.write_text(TERSE_STUDY, encoding="utf-8")
+    plan = load_plan(path)
+    digest = fingerprint(row_definition(plan, plan.row("bo")))
+    assert digest == "e1906247edc0a69c70794bbcdc23d9939e6f15c581cc3b1f53bdd9c294e7ab61"
