@@ -24,6 +24,7 @@ not part of it either.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -131,26 +132,15 @@ def match_config(plan: Plan, row: MatchRow) -> Any:
 def study_config(
     plan: Plan, row: StudyRow, *, workers: int = 1, games_per_worker: int | None = None
 ) -> Any:
-    """The :class:`tuning.studies.config.StudyConfig` of a study row."""
-    from tuning.search_spaces import make_space
-    from tuning.studies.config import StudyConfig
+    """The :class:`tuning.studies.config.StudyConfig` of a study row, as a run plays it.
 
-    return StudyConfig(
-        space=make_space(row.space, d=row.d, bounds=row.bounds),
-        agent=row.agent.format(sims=row.sims),
-        baseline=row.agent_spec(row.baseline),
-        rules=row.rules,
-        games=row.games,
-        batch=row.batch,
-        prune=row.prune,
-        trials=row.trials,
-        startup_trials=row.startup_trials,
-        seed=row.seed,
-        opening_moves=row.opening_moves,
-        out=plan.folder(row),
-        jobs=max(1, min(workers, row.jobs if row.jobs > 1 else workers)),
-        verify_games=0,
-        sampler=row.sampler,
+    The row's study (:attr:`StudyRow.study`) with the run's parallel trials (``workers``,
+    at most the row's ``jobs`` where it gives more than one) and games per worker.
+    """
+    jobs = row.study.jobs
+    return dataclasses.replace(
+        row.study,
+        jobs=max(1, min(workers, jobs if jobs > 1 else workers)),
         games_per_worker=games_per_worker_of(plan, games_per_worker),
     )
 
