@@ -43,11 +43,14 @@ __all__ = [
     "RowChangedError",
     "RowWaitingError",
     "arena_command",
+    "fingerprint",
     "match_config",
+    "params_digest",
     "played_games",
     "resolve_backup",
     "row_definition",
     "run_plan",
+    "study_config",
     "study_so_far",
 ]
 
