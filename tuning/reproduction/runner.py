@@ -75,8 +75,14 @@ def params_digest(path: Path) -> str:
     the digest of a file it wrote is that of the file's bytes, and a record that lays the
     file out otherwise (``gomcts record`` puts each list of numbers on one line) keeps it:
     the digest follows the values, not the layout.
+
+    Raises:
+        PlanError: When the file is not JSON.
     """
-    values = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise PlanError(f"the parameter file {path} is not JSON: {exc}") from None
     text = json.dumps(values, indent=2, allow_nan=False) + "\n"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

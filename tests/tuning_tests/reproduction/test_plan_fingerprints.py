@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agents.mcts.backups.params_io import write_params
-from tuning.reproduction.plan import load_plan
+from tuning.reproduction.plan import PlanError, load_plan
 from tuning.reproduction.runner import fingerprint, params_digest, row_definition
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -91,6 +91,9 @@ def test_a_parameter_file_laid_out_anew_keeps_its_digest(tmp_path: Path) -> None
     values["params"]["g"][1] = -5.0
     path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
     assert params_digest(path) != digest
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(PlanError, match=r"best\.json is not JSON"):
+        params_digest(path)
 
 
 TERSE_STUDY = """
