@@ -33,6 +33,7 @@ from agents.mcts.backups import make_backup
 from agents.stored import StoredFileError, expand, pair_of, read_stored, stored_file
 from agents.traps.search import POLICIES, TrapSearch
 from agents.traps.trees import TrapTreeConfig
+from go_env.validation import check_choice, check_float, check_int
 
 __all__ = [
     "DEFAULT_BACKUPS",
@@ -100,22 +101,21 @@ class GridConfig:
                 make_backup(spec)
             except Exception as exc:
                 raise GridError(f"backup {spec!r}: {exc}") from exc
-        if not self.budgets or any(
-            isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in self.budgets
-        ):
-            raise GridError(f"budgets must be positive ints, got {list(self.budgets)}")
+        if not self.budgets:
+            raise GridError("budgets: give at least one budget (simulations per search, >= 1)")
+        try:  # the shared checks raise ValueError; callers of a grid catch GridError
+            for i, budget in enumerate(self.budgets):
+                check_int(f"budgets[{i}]", budget, min=1)
+            check_int("n_trees", self.n_trees, min=1)
+            check_int("chunk", self.chunk, min=1)
+            check_int("seed", self.seed, min=0)
+            check_choice("policy", self.policy, POLICIES)
+            if self.c is not None:
+                check_float("c", self.c, min=0)
+        except ValueError as exc:
+            raise GridError(str(exc)) from None
         if len(set(self.budgets)) != len(self.budgets):
             raise GridError(f"budgets: each budget once, got {list(self.budgets)}")
-        for name in ("n_trees", "chunk"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise GridError(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise GridError(f"seed must be an int >= 0, got {self.seed!r}")
-        if self.policy not in POLICIES:
-            raise GridError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        if self.c is not None and not (isinstance(self.c, (int, float)) and self.c >= 0):
-            raise GridError(f"c must be a number >= 0, got {self.c!r}")
 
     @property
     def reference(self) -> str:

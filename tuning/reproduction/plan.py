@@ -36,6 +36,20 @@ parts::
     trials = 20
     games = 100
 
+A study row's keys are its ``space`` (a backup with a tunable space), ``d`` (segments, default
+3) and ``bounds``, the row's ``sims``, ``agent`` template and ``baseline`` backup as a match
+row's, and every setting of :class:`tuning.studies.config.StudyConfig` that describes the
+study under its own name (``games``, ``batch``, ``prune``, ``prune_z``, ``prune_min_games``,
+``trials``, ``sampler``, ``startup_trials``, ``seed``, ``opening_moves``, ``book``, ``jobs``,
+``max_retry``...; a setting added there is a row key too, checked by the type of its field
+and by ``StudyConfig``'s own validation). Those the plan decides itself are not keys:
+the rules (``[setting]``), the folder and storage (the row's folder), how this run plays
+(``games_per_worker``, ``workers``, ``ray``: ``[setting]`` and the command's options), the
+verification (the plan's own match rows confirm a recommendation) and the trap-tree
+objective (a plan's studies play arena games). A path (``book``) is relative to the plan's
+root. The plan's defaults differ from ``StudyConfig``'s in two places: ``startup_trials`` 8
+and ``batch`` ``min(20, games)``.
+
 A match row's agents are ``setting.agent`` (``{sims}`` filled with the row's ``sims``) with
 ``backup="<candidate>"`` and ``backup="<baseline>"``: only the backup differs. A row may give
 its own ``agent`` template, ``sims``, ``openings`` (``book:PATH`` or ``random:K``), ``komi``
@@ -51,16 +65,24 @@ fails at once with the row and key named, not hours later in a worker.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 import string
 import sys
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from go_env.rules import KoRule, Rules
+from tuning.paths import relative_inside
+
+if TYPE_CHECKING:
+    from tuning.studies.config import StudyConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -68,6 +90,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 __all__ = [
+    "SET_BY_PLAN",
     "STUDY_REF",
     "MatchRow",
     "Openings",
@@ -77,6 +100,7 @@ __all__ = [
     "StudyRow",
     "agent_with_backup",
     "load_plan",
+    "study_settings",
 ]
 
 STUDY_REF = re.compile(r"@study:([a-z0-9][a-z0-9_-]*)")
@@ -106,21 +130,32 @@ _MATCH_KEYS = _COMMON_ROW_KEYS | {
     "komi",
     "compare_with",
 }
-_STUDY_KEYS = _COMMON_ROW_KEYS | {
-    "space",
-    "d",
-    "bounds",
-    "trials",
-    "startup_trials",
-    "batch",
-    "prune",
-    "sampler",
-    "baseline",
-    "agent",
-    "sims",
-    "opening_moves",
-    "jobs",
-}
+_STUDY_OWN_KEYS = {"space", "d", "bounds", "sims", "agent", "baseline"}
+"""A study row's keys that the plan reads itself (the module docstring)."""
+
+SET_BY_PLAN = frozenset(
+    {
+        "space",  # from the row's space, d and bounds
+        "agent",  # the row's agent template with its sims
+        "baseline",  # the template with the row's baseline backup
+        "rules",  # [setting]
+        "out",  # the row's folder holds the study
+        "storage",
+        "study_name",
+        "games_per_worker",  # how this run plays: [setting], the command's options
+        "workers",
+        "ray",
+        "verify_games",  # the plan's own match rows confirm a recommendation
+        "verify_workers",
+        "traps",  # a plan's studies play arena games
+    }
+)
+"""The :class:`~tuning.studies.config.StudyConfig` fields that a study row does not set."""
+
+_STUDY_DEFAULTS: dict[str, Any] = {"startup_trials": 8}
+"""The plan's defaults where they are not ``StudyConfig``'s (and ``batch``: min(20, games))."""
+
+_TYPE_NAMES = {bool: "true or false", int: "an int", float: "a number", str: "a string"}
 
 
 def agent_with_backup(template: str, sims: int, backup: str) -> str:
@@ -241,7 +276,17 @@ class MatchRow:
 
 @dataclass(frozen=True)
 class StudyRow:
-    """A Bayesian-optimisation study of a backup's weights against the baseline."""
+    """A Bayesian-optimisation study of a backup's weights against the baseline.
+
+    Attributes:
+        space: The tuned backup (the space's name), ``d`` its segments and ``bounds`` its box.
+        sims: Simulations per move of both sides.
+        agent: The agent template (``{sims}`` unfilled).
+        baseline: The baseline's backup.
+        study: The study the row describes: every setting of the row, the plan's defaults
+            and the ``[setting]``, with the row's folder as ``out`` (the runner sets the
+            parallel jobs and the games per worker of a run).
+    """
 
     id: str
     table: str
@@ -249,22 +294,28 @@ class StudyRow:
     space: str
     d: int
     bounds: tuple[float, float] | None
-    trials: int
-    startup_trials: int
-    games: int
-    batch: int
-    prune: bool
-    sampler: str
-    baseline: str
-    seed: int
     sims: int
     agent: str
-    opening_moves: int
-    rules: Rules
-    jobs: int = 1
+    baseline: str
+    study: StudyConfig
     paper: float | None = None
     note: str = ""
     kind: str = "study"
+
+    @property
+    def games(self) -> int:
+        """Games per trial."""
+        return self.study.games
+
+    @property
+    def trials(self) -> int:
+        """Trials the study runs to."""
+        return self.study.trials
+
+    @property
+    def seed(self) -> int:
+        """The study's seed."""
+        return self.study.seed
 
     def agent_spec(self, backup: str) -> str:
         """The full agent spec with ``backup``."""
@@ -402,6 +453,7 @@ def load_plan(path: str | PathLike[str]) -> Plan:
         _positive_int(raw_setting, "games_per_worker", f"{source} [setting]")
     setting = Setting(**raw_setting)
     check_agent_template(setting.agent, f"{source} [setting]")
+    out = root / str(head["out"])
     rows: list[Row] = []
     seen: dict[str, str] = {}
     raw_rows = doc.get("row", [])
@@ -425,7 +477,7 @@ def load_plan(path: str | PathLike[str]) -> Plan:
                 if seen.get(ref) != "study":
                     raise PlanError(f"{where}: @study:{ref} names no study defined above this row")
         elif kind == "study":
-            row = _study_row(raw, setting, where)
+            row = _study_row(raw, setting, root, out / row_id, where)
         else:
             raise PlanError(f"{where}: kind must be 'match' or 'study', got {kind!r}")
         seen[row_id] = kind
@@ -443,7 +495,7 @@ def load_plan(path: str | PathLike[str]) -> Plan:
         description=str(head.get("description", "")),
         reproduces=str(head.get("reproduces", "")),
         root=root,
-        out=root / str(head["out"]),
+        out=out,
         setting=setting,
         rows=tuple(rows),
         docs=root / str(head["docs"]) if "docs" in head else None,
@@ -498,46 +550,124 @@ def _match_row(raw: Mapping[str, Any], setting: Setting, root: Path, where: str)
     return row
 
 
-def _study_row(raw: Mapping[str, Any], setting: Setting, where: str) -> StudyRow:
-    _check_keys(raw, _STUDY_KEYS, where)
+def study_settings() -> dict[str, dataclasses.Field[Any]]:
+    """The :class:`~tuning.studies.config.StudyConfig` fields a study row sets by name."""
+    from tuning.studies.config import StudyConfig
+
+    return {f.name: f for f in dataclasses.fields(StudyConfig) if f.name not in SET_BY_PLAN}
+
+
+@functools.cache
+def _study_types() -> dict[str, Any]:
+    from tuning.studies.config import StudyConfig
+
+    return typing.get_type_hints(StudyConfig)
+
+
+def _kinds(hint: Any) -> tuple[Any, ...]:
+    """The types a field's annotation allows, ``None`` left out (TOML has no null)."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    return tuple(k for k in (typing.get_args(hint) if union else (hint,)) if k is not type(None))
+
+
+def _setting(
+    name: str, value: Any, study_field: dataclasses.Field[Any], root: Path, where: str
+) -> Any:
+    """A study row's value of a ``StudyConfig`` setting, checked against the field's type.
+
+    A path (a ``Path`` field, or an option whose value is a ``PATH``) is relative to the
+    plan's root; it is given to the study relative to the working folder where it lies
+    inside it (the study records it, and the plan runs from its root).
+    """
+    kinds = _kinds(_study_types()[name])
+    option = study_field.metadata.get("option")
+    is_path = Path in kinds or getattr(option, "metavar", None) == "PATH"
+    if is_path:
+        if not isinstance(value, str):
+            raise PlanError(f"{where}: {name} must be a path (a string), got {value!r}")
+        path = root / value
+        if not path.is_file():
+            raise PlanError(
+                f"{where}: {name} {value!r} is not a file (paths are relative to the plan's "
+                f"root {root})"
+            )
+        return relative_inside(path, Path.cwd())
+    for kind in kinds:
+        if kind is bool and isinstance(value, bool):
+            return value
+        if isinstance(value, bool):
+            continue
+        if kind is float and isinstance(value, (int, float)):
+            return float(value)
+        if kind in (int, str) and isinstance(value, kind):
+            return value
+        if typing.get_origin(kind) is tuple and isinstance(value, list):
+            return tuple(value)
+    names = [_TYPE_NAMES.get(kind, getattr(kind, "__name__", str(kind))) for kind in kinds]
+    raise PlanError(f"{where}: {name} must be {' or '.join(names)}, got {value!r}")
+
+
+def _study_row(
+    raw: Mapping[str, Any], setting: Setting, root: Path, folder: Path, where: str
+) -> StudyRow:
+    from tuning.search_spaces import make_space
+    from tuning.studies.config import StudyConfig
+
+    fields = study_settings()
+    _check_keys(raw, _COMMON_ROW_KEYS | _STUDY_OWN_KEYS | set(fields), where)
     for key in ("space", "trials", "games", "seed"):
         if key not in raw:
             raise PlanError(f"{where}: '{key}' is required")
-    space = str(raw["space"])
+    space = str(_typed(raw, "space", str, where))
     bounds = raw.get("bounds")
     if bounds is not None:
-        if not (isinstance(bounds, list) and len(bounds) == 2):
-            raise PlanError(f"{where}: bounds must be [LOW, HIGH], got {bounds!r}")
+        if not (
+            isinstance(bounds, list)
+            and len(bounds) == 2
+            and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+        ):
+            raise PlanError(f"{where}: bounds must be [LOW, HIGH] (two numbers), got {bounds!r}")
         bounds = (float(bounds[0]), float(bounds[1]))
     d = _positive_int(raw, "d", where) if "d" in raw else 3
     _check_space(space, d, bounds, where)
     sims = _positive_int(raw, "sims", where) if "sims" in raw else setting.sims
-    games = _positive_int(raw, "games", where, even=True)
-    row = StudyRow(
+    agent = str(_typed(raw, "agent", str, where)) if "agent" in raw else setting.agent
+    check_agent_template(agent, where)
+    baseline = str(_typed(raw, "baseline", str, where)) if "baseline" in raw else "mean"
+    _check_backup(baseline, f"{where}, baseline")
+    _check_spec(agent_with_backup(agent, sims, baseline), f"{where}, agent")
+    _positive_int(raw, "trials", where)  # a plan's study must recommend parameters
+    settings = {
+        name: _setting(name, raw[name], fields[name], root, where) for name in fields if name in raw
+    }
+    for name, default in _STUDY_DEFAULTS.items():
+        settings.setdefault(name, default)
+    if isinstance(settings["games"], int):
+        settings.setdefault("batch", min(20, settings["games"]))
+    try:
+        study = StudyConfig(
+            space=make_space(space, d=d, bounds=bounds),
+            agent=agent.format(sims=sims),
+            baseline=agent_with_backup(agent, sims, baseline),
+            rules=_rules(setting, setting.komi),
+            out=folder,
+            verify_games=0,
+            games_per_worker=setting.games_per_worker,
+            **settings,
+        )
+    except (ValueError, TypeError) as exc:
+        raise PlanError(f"{where}: {exc}") from None
+    return StudyRow(
         id=str(raw["id"]),
         table=str(raw.get("table", "BO")),
         label=str(raw.get("label", raw["id"])),
         space=space,
         d=d,
         bounds=bounds,
-        trials=_positive_int(raw, "trials", where),
-        startup_trials=(
-            _positive_int(raw, "startup_trials", where) if "startup_trials" in raw else 8
-        ),
-        games=games,
-        batch=_positive_int(raw, "batch", where, even=True) if "batch" in raw else min(20, games),
-        prune=bool(raw.get("prune", True)),
-        sampler=str(raw.get("sampler", "botorch")),
-        baseline=str(raw.get("baseline", "mean")),
-        seed=int(_typed(raw, "seed", int, where)),
         sims=sims,
-        agent=str(raw.get("agent", setting.agent)),
-        opening_moves=int(raw.get("opening_moves", 2)),
-        rules=_rules(setting, setting.komi),
-        jobs=_positive_int(raw, "jobs", where) if "jobs" in raw else 1,
+        agent=agent,
+        baseline=baseline,
+        study=study,
         paper=None,
         note=str(raw.get("note", "")),
     )
-    _check_backup(row.baseline, f"{where}, baseline")
-    _check_spec(row.agent_spec(row.baseline), f"{where}, agent")
-    return row

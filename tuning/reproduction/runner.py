@@ -24,6 +24,7 @@ not part of it either.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -42,11 +43,14 @@ __all__ = [
     "RowChangedError",
     "RowWaitingError",
     "arena_command",
+    "fingerprint",
     "match_config",
+    "params_digest",
     "played_games",
     "resolve_backup",
     "row_definition",
     "run_plan",
+    "study_config",
     "study_so_far",
 ]
 
@@ -64,15 +68,31 @@ class RowWaitingError(PlanError):
 
 
 # ------------------------------------------------------------------------ definitions
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def params_digest(path: Path) -> str:
+    """SHA-256 of a parameter file's values, laid out as the study wrote them.
+
+    The layout is :func:`agents.mcts.backups.params_io.write_params`'s (indented by 2), so
+    the digest of a file it wrote is that of the file's bytes, and a record that lays the
+    file out otherwise (``gomcts record`` puts each list of numbers on one line) keeps it:
+    the digest follows the values, not the layout.
+
+    Raises:
+        PlanError: When the file is not JSON.
+    """
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise PlanError(f"the parameter file {path} is not JSON: {exc}") from None
+    text = json.dumps(values, indent=2, allow_nan=False) + "\n"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def resolve_backup(plan: Plan, backup: str) -> tuple[str, dict[str, str]]:
     """``backup`` with each ``@study:ID`` replaced by the study's parameter file.
 
     Returns:
-        The resolved spec and, for each referenced study, the SHA-256 of its parameter file.
+        The resolved spec and, for each referenced study, the digest of its parameter file
+        (:func:`params_digest`).
 
     Raises:
         RowWaitingError: When a referenced study has no recommendation yet.
@@ -88,7 +108,7 @@ def resolve_backup(plan: Plan, backup: str) -> tuple[str, dict[str, str]]:
                 f"run it first: gomcts reproduce {plan.path} --only {study}"
             )
         params = Path(json.loads(record.read_text(encoding="utf-8"))["params_file"])
-        digests[study] = _sha256(plan.root / params)
+        digests[study] = params_digest(plan.root / params)
         return str(params)
 
     return STUDY_REF.sub(replace, backup), digests
@@ -131,26 +151,15 @@ def match_config(plan: Plan, row: MatchRow) -> Any:
 def study_config(
     plan: Plan, row: StudyRow, *, workers: int = 1, games_per_worker: int | None = None
 ) -> Any:
-    """The :class:`tuning.studies.config.StudyConfig` of a study row."""
-    from tuning.search_spaces import make_space
-    from tuning.studies.config import StudyConfig
+    """The :class:`tuning.studies.config.StudyConfig` of a study row, as a run plays it.
 
-    return StudyConfig(
-        space=make_space(row.space, d=row.d, bounds=row.bounds),
-        agent=row.agent.format(sims=row.sims),
-        baseline=row.agent_spec(row.baseline),
-        rules=row.rules,
-        games=row.games,
-        batch=row.batch,
-        prune=row.prune,
-        trials=row.trials,
-        startup_trials=row.startup_trials,
-        seed=row.seed,
-        opening_moves=row.opening_moves,
-        out=plan.folder(row),
-        jobs=max(1, min(workers, row.jobs if row.jobs > 1 else workers)),
-        verify_games=0,
-        sampler=row.sampler,
+    The row's study (:attr:`StudyRow.study`) with the run's parallel trials (``workers``,
+    at most the row's ``jobs`` where it gives more than one) and games per worker.
+    """
+    jobs = row.study.jobs
+    return dataclasses.replace(
+        row.study,
+        jobs=max(1, min(workers, jobs if jobs > 1 else workers)),
         games_per_worker=games_per_worker_of(plan, games_per_worker),
     )
 

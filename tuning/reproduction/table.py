@@ -104,7 +104,7 @@ def _study_entry(plan: Plan, row: StudyRow, study_state: StudyState | None) -> d
         "trials_planned": row.trials,
         "games_per_trial": row.games,
         "sims": row.sims,
-        "sampler": row.sampler,
+        "sampler": row.study.sampler,
         "finished": record.exists(),
     }
     if record.exists():

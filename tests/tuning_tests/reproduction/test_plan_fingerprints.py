@@ -1,0 +1,129 @@
+"""The committed plans' rows keep their fingerprints (tuning/reproduction/plan.py, runner.py).
+
+A row's fingerprint is the hash of everything that decides its games
+(:func:`tuning.reproduction.runner.row_definition`); a row folder that holds games under
+another fingerprint is refused when the plan is resumed. So a change in how a plan is read
+must leave the fingerprint of every committed row as it is: the values below were computed
+when the plans were recorded (those of recorded rows are in their ``row.json``), and each
+plan's rows must still give them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.mcts.backups.params_io import write_params
+from tuning.reproduction.plan import PlanError, load_plan
+from tuning.reproduction.runner import fingerprint, params_digest, row_definition
+
+ROOT = Path(__file__).resolve().parents[3]
+
+FROZEN: dict[str, dict[str, str]] = {
+    "dose-response-n.toml": {
+        "softmax-tau27-n3200": "5aaffa0185b9d44ed4e5d190b399fc64818b29fb919dd79a8a3a46633be8fc23",
+        "softmax-tau10-n3200": "372f42e5f0ae6a4e38656df2e175f70be1b45f787a675da394834925dbf80d3e",
+        "softmax-g-2-fresh": "87e0f67cc1d6af15eee0440d5c0172b125bf257cdb864621568cc48a680e69fa",
+        "coulom-2-16-n3200": "44fd9fac332354c1df6961123a636baf35a7e3c4de91746f0e2927e17a232be2",
+    },
+    "li-lim-9x9.toml": {
+        "aa-mean": "f88df003f4851b5c1aea15ce127b9f584040fd656c4b9684f8fd12650671445d",
+        "coulom-2-16": "e148bb4a422aa114a5e2b95d0efc8a26c6ef62d83ef428754122f81408c1a167",
+        "coulom-4-32": "f170abf609c466b5b2d024b5fc27063f8d64b0484fba9fa9cd13ebd890f27545",
+        "coulom-8-64": "d6ffc6d08832fcccd300f23b35406fc63612b4193d26a53f954cc339a1ecd4f0",
+        "erwa-unbiased-a001": "2c2699351bfe1365fce5f3d1ac06bdcb3a324522e6e6a82def5f3905b62da403",
+        "xie-liu-exp-1": "5e95d071ea90549d858a9622656b7e32ebb74e3f579e2c224aef63d6d7b692cb",
+        "softmax-g-6": "65c15be1ed7028c5db73008fc47f060b309aa036655c5e2f6c0222bb1ac9613a",
+        "softmax-g-4": "6cff6bf9fe05048084ff222ba94edc5db0da0d9aeb51e89b331a33ca3d0acee3",
+        "softmax-g-3": "0301ee9019cc8366353a8cc285fb3564603ae639346278b0b3a33f0fd2309b15",
+        "softmax-g-2": "6928cfdf39dd4ba665c7d604f5da1c91423a806054c4c0e6f932bc19618a0894",
+        "softmax-g-3-flat": "8844118e1e99fe764682527d72600cb5f811b193a19b7b6c1033a314a3115b41",
+        "bo-softmax": "fc22f46ba4997c79d8bb501c2e82e997e5bfeab2450c600b062fe8b2b3f8030b",
+        "bo-monotone": "8036fbd2ef1266ae22cd259413a7a62b78f5b3a2692c35fe96c6584831ba0991",
+        "confirm-softmax": "9bc821e94bbdf05186417b1063d9d17c9df7edd17ff66ae2495cd70ec46cbbb5",
+        "confirm-monotone": "1a2c3989aca88548f7b3df42ce4370fe3af26d6991186caebcc215de1a645b7b",
+        "confirm-softmax-vs-coulom": (
+            "19c257be05bf4bd561e5fdc180ab6900f007813b8fe8553afcaaa65e03a857cb"
+        ),
+        "recheck-n800": "0422800c6612a9813a0bfd0c10b33d660529b106a11791c978e1ad901d6b6f9c",
+        "recheck-n800-tau27": "0d017c41a48e11ac4706e7b2e01371b7be046c5155a27af2a7f85eb2fdb70e16",
+    },
+}
+
+
+def test_every_committed_plan_has_frozen_fingerprints() -> None:
+    committed = sorted(path.name for path in (ROOT / "experiments").glob("*.toml"))
+    assert committed == sorted(FROZEN), "add the new plan's fingerprints to FROZEN"
+
+
+@pytest.mark.parametrize("name", sorted(FROZEN))
+def test_each_row_of_a_committed_plan_keeps_its_fingerprint(name: str) -> None:
+    plan = load_plan(ROOT / "experiments" / name)
+    assert plan.ids == list(FROZEN[name])
+    found = {row.id: fingerprint(row_definition(plan, row)) for row in plan.rows}
+    changed = sorted(row_id for row_id, digest in found.items() if digest != FROZEN[name][row_id])
+    assert not changed, f"{name}: rows whose fingerprint changed: {changed}"
+
+
+@pytest.mark.parametrize("name", sorted(FROZEN))
+def test_each_recorded_row_keeps_the_fingerprint_of_its_record(name: str) -> None:
+    plan = load_plan(ROOT / "experiments" / name)
+    recorded = 0
+    for row in plan.rows:
+        record = plan.folder(row) / "row.json"
+        if record.exists():
+            recorded += 1
+            stored = json.loads(record.read_text(encoding="utf-8"))["fingerprint"]
+            assert stored == FROZEN[name][row.id], row.id
+    assert recorded == (len(plan.rows) if name == "li-lim-9x9.toml" else 0)
+
+
+def test_a_parameter_file_laid_out_anew_keeps_its_digest(tmp_path: Path) -> None:
+    path = write_params(tmp_path / "best.json", "softmax", {"g": [-7.5, -5.25]}, meta={"n": 1})
+    digest = params_digest(path)
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()  # as the study wrote it
+    values = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(values, separators=(",", ":")), encoding="utf-8")
+    assert params_digest(path) == digest
+    values["params"]["g"][1] = -5.0
+    path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
+    assert params_digest(path) != digest
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(PlanError, match=r"best\.json is not JSON"):
+        params_digest(path)
+
+
+TERSE_STUDY = """
+[plan]
+name = "terse"
+out = "out"
+
+[setting]
+size = 5
+komi = 2.5
+sims = 4
+agent = "mcts:sims={sims}"
+
+[[row]]
+id = "bo"
+kind = "study"
+space = "softmax"
+trials = 2
+games = 4
+seed = 0
+"""
+
+
+def test_a_study_row_that_leaves_out_every_optional_key_keeps_its_fingerprint(
+    tmp_path: Path,
+) -> None:
+    # the plan's defaults: d = 3, startup_trials = 8, batch = min(20, games), botorch,
+    # pruning on, 2 random opening moves
+    path = tmp_path / "plan.toml"
+    path.write_text(TERSE_STUDY, encoding="utf-8")
+    plan = load_plan(path)
+    digest = fingerprint(row_definition(plan, plan.row("bo")))
+    assert digest == "e1906247edc0a69c70794bbcdc23d9939e6f15c581cc3b1f53bdd9c294e7ab61"
