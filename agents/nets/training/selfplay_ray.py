@@ -9,7 +9,7 @@ to the generation's file as it comes back.
 The network travels with the workers: the nodes of a cluster do not see the run folder, so
 the best network's checkpoint goes to them as bytes (through Ray's object store), and each
 node writes it once into its temporary folder under its SHA-256, where the evaluator loads
-it. See ``docs/cluster.md``, "Self-play on a cluster".
+it (copies unused for a day are removed). See ``docs/cluster.md``, "Self-play on a cluster".
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,24 +25,42 @@ from typing import Any
 from agents.nets.training.records import GameRecord
 from agents.nets.training.selfplay_worker import selfplay_worker
 
-__all__ = ["network_copy", "ray_selfplay_pool", "ray_selfplay_worker"]
+__all__ = ["STALE_SECONDS", "network_copy", "ray_selfplay_pool", "ray_selfplay_worker"]
 
 
-def network_copy(data: bytes, suffix: str) -> Path:
+STALE_SECONDS = 86400.0
+"""A node's copies of networks unused for this long are removed (a run's best changes at
+promotions; the copies of a 100-generation run would otherwise pile up)."""
+
+
+def network_copy(data: bytes, suffix: str, folder: Path | None = None) -> Path:
     """This machine's copy of a checkpoint given as bytes, written once, named by its hash.
+
+    Using a copy refreshes its time; copies unused for :data:`STALE_SECONDS` are removed.
 
     Args:
         data: The checkpoint file's bytes.
         suffix: Its file suffix (``".pt"``), which tells the loader its format.
+        folder: Where the copies are kept (default: ``gomcts-selfplay-nets`` in the
+            temporary folder).
     """
     digest = hashlib.sha256(data).hexdigest()
-    folder = Path(tempfile.gettempdir()) / "gomcts-selfplay-nets"
+    folder = folder or Path(tempfile.gettempdir()) / "gomcts-selfplay-nets"
     path = folder / f"{digest}{suffix}"
-    if not path.exists():
+    if path.exists():
+        os.utime(path)  # in use: not stale
+    else:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".{digest}.{os.getpid()}.tmp"
         tmp.write_bytes(data)
         os.replace(tmp, path)  # atomic: a worker beside this one never reads half a file
+    stale = time.time() - STALE_SECONDS
+    for other in folder.iterdir():
+        try:
+            if other != path and other.stat().st_mtime < stale:
+                other.unlink()
+        except OSError:  # removed by a worker beside this one
+            pass
     return path
 
 

@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,7 +26,7 @@ from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay import run_selfplay
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.selfplay_ray import network_copy
+from agents.nets.training.selfplay_ray import STALE_SECONDS, network_copy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -157,10 +158,14 @@ def test_without_ray_the_option_says_how_to_install_it(tmp_path, monkeypatch, ca
 
 
 def test_the_network_travels_as_bytes_and_is_written_once(tmp_path) -> None:
-    first = network_copy(b"weights one", ".pt")
+    first = network_copy(b"weights one", ".pt", tmp_path)
     assert first.suffix == ".pt" and first.read_bytes() == b"weights one"
-    assert network_copy(b"weights one", ".pt") == first
-    assert network_copy(b"weights two", ".pt") != first
+    assert network_copy(b"weights one", ".pt", tmp_path) == first
+    old = time.time() - STALE_SECONDS - 60
+    os.utime(first, (old, old))
+    second = network_copy(b"weights two", ".pt", tmp_path)
+    assert second != first and not first.exists()  # unused for a day: removed
+    assert network_copy(b"weights two", ".pt", tmp_path) == second and second.exists()
 
 
 def test_the_start_clock_counts_the_cluster_cpu() -> None:
