@@ -119,7 +119,8 @@ def iter_games(
         results: The results file; games already in it are yielded without being played
             again. ``None`` keeps nothing (the match cannot be resumed).
         workers: Worker processes (default: all cores); 1 plays in this process. With
-            ``ray``: games in flight on the cluster (default: all its CPUs).
+            ``ray``: games in flight on the cluster (default: all its CPUs, read again as
+            nodes join or leave).
         sgf_dir: Folder for one SGF file per game (``game-00012.sgf``).
         ray: Play on this Ray cluster instead of local processes: ``"auto"``, ``"local"``,
             ``"HOST:PORT"`` or ``"ray://HOST:PORT"`` (see :func:`~agents.matches.ray_pool.connect`).
@@ -137,8 +138,10 @@ def iter_games(
         ArenaError: When a game fails (the games finished before are kept).
         agents.matches.results.ResultsError: When ``results`` belongs to another match.
     """
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    workers = check_int("workers", workers, min=1, numpy=True)
+    if workers is None and ray is None:
+        workers = os.cpu_count() or 1
+    if workers is not None:  # None with ray: the cluster's CPUs, followed as nodes join
+        workers = check_int("workers", workers, min=1, numpy=True)
     # K is checked here, once: the executors and the games take it as given
     width = check_int("games_per_worker", games_per_worker, min=1, numpy=True)
     if width > 1 and ray is not None:
@@ -156,7 +159,7 @@ def iter_games(
 def _play(
     config: MatchConfig,
     store: ResultsFile | None,
-    workers: int,
+    workers: int | None,
     ray: str | None,
     width: int,
     sgf_dir: str | PathLike[str] | None,
@@ -204,14 +207,15 @@ def _play(
 
 
 def _pick_executor(
-    config: MatchConfig, todo: Sequence[int], workers: int, ray: str | None, width: int
+    config: MatchConfig, todo: Sequence[int], workers: int | None, ray: str | None, width: int
 ) -> Executor:
     """Where the games ``todo`` are played (see the module docstring)."""
     if ray is not None:
         from agents.matches.ray_pool import RayPool
 
         cluster = RayPool(ray, slots=workers, initializer=init_cluster_worker)
-        return PoolExecutor(config, cluster, ahead=_AHEAD_PER_WORKER * workers)
+        return PoolExecutor(config, cluster, ahead=lambda: _AHEAD_PER_WORKER * cluster.slots)
+    assert workers is not None, "workers is None only with ray"
     processes = min(workers, len(todo))
     if width > 1:
         width = min(width, -(-len(todo) // processes))  # no worker takes more than its share

@@ -130,10 +130,13 @@ class PoolExecutor:
         pool: A :class:`concurrent.futures.Executor` whose processes were initialised by
             :func:`init_worker` (a process pool) or :func:`init_cluster_worker` (a
             :class:`~agents.matches.ray_pool.RayPool`); this executor shuts it down.
-        ahead: Games submitted and not yet finished, at most.
+        ahead: Games submitted and not yet finished, at most; or a function that says it
+            each time games are handed out (a Ray pool's size follows its cluster).
     """
 
-    def __init__(self, config: MatchConfig, pool: futures.Executor, ahead: int) -> None:
+    def __init__(
+        self, config: MatchConfig, pool: futures.Executor, ahead: int | Callable[[], int]
+    ) -> None:
         self._config = config
         self._pool = pool
         self._ahead = ahead
@@ -144,7 +147,8 @@ class PoolExecutor:
         waiting = iter(todo)
 
         def hand_out() -> None:
-            while len(self._running) < self._ahead:
+            ahead = self._ahead() if callable(self._ahead) else self._ahead
+            while len(self._running) < ahead:
                 index = next(waiting, None)
                 if index is None:
                     return

@@ -4,6 +4,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
 
     gomcts train sl data/gnugo9 --out runs/sl --preset b4c32 --steps 2000
     gomcts train selfplay --out runs/selfplay/paper --workers 2 --budget-minutes 170
+    gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -113,7 +114,9 @@ _SELFPLAY_OPTIONS: dict[str, str] = {
     "ladder_every": "also run the ladder every this many generations (0: after promotions only)",
     "ladder_gnugo": "GTP command of a GNU Go ladder anchor (default none)",
     "evaluator": "net evaluator spec without a model, e.g. net:symmetry=random",
-    "workers": "worker processes",
+    "workers": "worker processes (default 1); with --ray, the Ray workers of self-play "
+    "(default one per CPU of the cluster), the gate and ladder then using at most this "
+    "machine's CPUs",
     "games_per_worker": "games each worker plays at once, sharing network calls",
     "komi": "komi",
     "max_moves": "move cap (default 2*N*N)",
@@ -132,6 +135,9 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         if name == "search":
             parser.add_argument("--search", choices=("gumbel", "puct"), default=default, help=text)
             continue
+        if name == "workers":  # the default depends on --ray (see _workers)
+            parser.add_argument("--workers", type=int, default=None, help=text)
+            continue
         parser.add_argument(
             "--" + name.replace("_", "-"),
             type=kind,
@@ -144,6 +150,18 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         help="checkpoint to start from, 'default' for the shipped one (default: tabula rasa)",
     )
     parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help="play the self-play games on a Ray cluster, as gomcts arena --ray does: the one "
+        "this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
+        "ray://HOST:10001, or local (a private Ray here); each worker plays --games-per-worker "
+        "games at once. A choice of this start, not a setting of the run. Needs "
+        'pip install "gomcts[cluster]"; see docs/cluster.md',
+    )
+    parser.add_argument(
         "--budget-minutes",
         type=float,
         default=None,
@@ -151,25 +169,52 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _workers(args: argparse.Namespace) -> int:
+    """``--workers``, or its default: 1, or with ``--ray`` one per CPU of the cluster now."""
+    if args.workers is not None:
+        return int(args.workers)
+    if args.ray is None:
+        return 1
+    from agents.matches.ray_pool import connect
+    from agents.matches.ray_stream_pool import cluster_workers
+
+    return cluster_workers(connect(args.ray))
+
+
 def _cmd_selfplay(args: argparse.Namespace) -> int:
+    from agents.matches.ray_pool import ClusterError
+    from agents.matches.stream_pool import WorkerError
     from agents.nets.training.selfplay import run_selfplay
     from agents.nets.training.selfplay_config import SelfPlayConfig
 
-    options = {name: getattr(args, name) for name in _SELFPLAY_OPTIONS}
-    config = SelfPlayConfig(
-        net=_net_config(args),
-        init=args.init,
-        seed=args.seed,
-        device=args.device,
-        threads=args.threads,
-        **options,
-    )
-    status = run_selfplay(
-        args.out,
-        config,
-        budget_minutes=args.budget_minutes,
-        log=log_line if not args.quiet else None,
-    )
+    options = {name: getattr(args, name) for name in _SELFPLAY_OPTIONS if name != "workers"}
+    try:
+        config = SelfPlayConfig(
+            net=_net_config(args),
+            init=args.init,
+            seed=args.seed,
+            device=args.device,
+            threads=args.threads,
+            workers=_workers(args),
+            **options,
+        )
+        status = run_selfplay(
+            args.out,
+            config,
+            budget_minutes=args.budget_minutes,
+            log=log_line if not args.quiet else None,
+            ray=args.ray,
+        )
+    except ClusterError as exc:  # Ray missing (the message says how to install it), no cluster
+        print(f"gomcts train selfplay: error: {exc}", file=sys.stderr)
+        return 2
+    except WorkerError as exc:
+        print(
+            f"gomcts train selfplay: error: {exc}\n(the finished games are kept in {args.out}; "
+            "run the same command again to resume)",
+            file=sys.stderr,
+        )
+        return 2
     print(json.dumps({"status": status, "out": str(args.out)}))
     return 0
 

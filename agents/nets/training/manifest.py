@@ -4,7 +4,8 @@
 progress and its phase (``selfplay``, ``train``, ``gate``, ``ladder``), the best network, one
 row per finished generation, and one row per *start* of the run (each invocation of
 ``gomcts train selfplay``, possibly on another machine) with its wall time, CPU time (this
-process and its finished worker processes), games and positions. It is always written whole
+process and its finished worker processes; with Ray, also the cluster workers' CPU time up to
+their last finished game, as the games report it), games and positions. It is always written whole
 to a temporary file that replaces the old one (``os.replace`` is atomic), so a kill leaves
 either the old or the new manifest, never a torn one.
 
@@ -46,6 +47,8 @@ class StartClock:
 
     wall0: float = field(default_factory=time.monotonic)
     cpu0: float = field(default_factory=cpu_seconds_so_far)
+    remote: float = 0.0
+    """CPU seconds spent elsewhere (Ray workers), added by the caller as games report them."""
 
     def wall(self) -> float:
         """Seconds since the start."""
@@ -53,7 +56,7 @@ class StartClock:
 
     def cpu(self) -> float:
         """CPU seconds since the start (worker processes counted once they have ended)."""
-        return cpu_seconds_so_far() - self.cpu0
+        return cpu_seconds_so_far() - self.cpu0 + self.remote
 
 
 @dataclass
@@ -110,21 +113,26 @@ class Manifest:
         os.replace(tmp, self.path)
 
     # ------------------------------------------------------------------ starts and costs
-    def begin_start(self, workers: int, games_per_worker: int) -> int:
-        """Add a row for this start (status ``running``); its index."""
-        self.data["starts"].append(
-            {
-                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "machine": f"{platform.node()} ({os.cpu_count()} CPUs, {platform.machine()})",
-                "workers": workers,
-                "games_per_worker": games_per_worker,
-                "wall_seconds": 0.0,
-                "cpu_seconds": 0.0,
-                "games": 0,
-                "positions": 0,
-                "status": "running",
-            }
-        )
+    def begin_start(self, workers: int, games_per_worker: int, *, ray: str | None = None) -> int:
+        """Add a row for this start (status ``running``); its index.
+
+        ``ray``: the cluster address the self-play games of this start are played on (the
+        row's ``ray`` field; absent when they are played on this machine).
+        """
+        row: dict[str, Any] = {
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "machine": f"{platform.node()} ({os.cpu_count()} CPUs, {platform.machine()})",
+            "workers": workers,
+            "games_per_worker": games_per_worker,
+            "wall_seconds": 0.0,
+            "cpu_seconds": 0.0,
+            "games": 0,
+            "positions": 0,
+            "status": "running",
+        }
+        if ray is not None:
+            row["ray"] = ray
+        self.data["starts"].append(row)
         return len(self.data["starts"]) - 1
 
     def update_start(

@@ -5,8 +5,9 @@ game of Go without human knowledge*, Nature 2017). Generation ``g``:
 
 1. ``selfplay``: the best network plays ``games`` games against itself
    (:mod:`agents.nets.training.generation`: Gumbel AlphaZero or PUCT + Dirichlet, playout cap
-   randomisation), ``games_per_worker`` at a time in each of ``workers`` processes, their
-   leaves batched into one network call per round; each finished game is appended to
+   randomisation), ``games_per_worker`` at a time in each of ``workers`` processes (or
+   ``workers`` Ray workers on a cluster: ``ray``, :mod:`agents.nets.training.selfplay_ray`),
+   their leaves batched into one network call per round; each finished game is appended to
    ``games/gen-NNNN.jsonl`` at once (:mod:`agents.nets.training.records`);
 2. ``train``: the candidate network (carried on from the previous generation, optimizer
    included) takes ``train_steps`` steps on minibatches from the last ``window`` generations
@@ -37,8 +38,10 @@ steps (a minute or two), so leave that much room.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -59,6 +62,7 @@ from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.plots import plot_elo, plot_gate, plot_losses
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
+from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, selfplay_worker
 from agents.nets.training.step import (
     append_metrics,
     generator_state,
@@ -75,40 +79,6 @@ PROGRESS_EVERY = 10
 """Games between progress lines of the self-play phase."""
 
 
-def game_seed(seed: int, generation: int, index: int) -> int:
-    """The seed of game ``index`` of ``generation`` in a run seeded with ``seed``."""
-    return int(np.random.SeedSequence([seed, generation, index]).generate_state(1)[0])
-
-
-def _evaluator(config: SelfPlayConfig, model: str, generation: int, first: int) -> Any:
-    from agents.mcts.evaluator_plugins import make_evaluator
-
-    seed = int(
-        np.random.SeedSequence([config.seed, generation, first, 0xE7A1]).generate_state(1)[0]
-    )
-    return make_evaluator(config.evaluator_spec(model)).build(seed=seed)
-
-
-def selfplay_worker(
-    indices: Iterator[int], config: dict[str, Any], model: str, generation: int, width: int
-) -> Iterator[GameRecord]:
-    """A worker process's games (the target of :class:`~agents.matches.stream_pool.StreamPool`)."""
-    run = SelfPlayConfig.from_dict(config)
-    use_threads(1)
-    evaluator = None
-    tasks = ((i, game_seed(run.seed, generation, i)) for i in indices)
-    first = next(tasks, None)
-    if first is None:
-        return
-    evaluator = _evaluator(run, model, generation, first[0])
-
-    def all_tasks() -> Iterator[tuple[int, int]]:
-        yield first
-        yield from tasks
-
-    yield from play_selfplay_games(evaluator, run.settings(), all_tasks(), width)
-
-
 def _games_of(out: Path, generation: int) -> GameFile:
     return GameFile(out / "games" / f"gen-{generation:04d}.jsonl")
 
@@ -123,9 +93,17 @@ class _Run:
         deadline: float,
         log: Log,
         on_game: Callable[[GameRecord], None] | None,
+        ray: str | None = None,
     ) -> None:
         self.out = out
         self.config = config
+        self.ray = ray
+        # with Ray, the gate and the ladder still play here, on this machine's cores
+        self.local = (
+            config
+            if ray is None
+            else dataclasses.replace(config, workers=min(config.workers, os.cpu_count() or 1))
+        )
         self.deadline = deadline
         self.say = log
         self.on_game = on_game
@@ -143,7 +121,7 @@ class _Run:
         else:
             self.manifest = Manifest.create(path, config.to_dict())
             self._initialise()
-        self.start = self.manifest.begin_start(config.workers, config.games_per_worker)
+        self.start = self.manifest.begin_start(config.workers, config.games_per_worker, ray=ray)
         self.manifest.save()
 
     # ------------------------------------------------------------------ set-up
@@ -254,17 +232,22 @@ class _Run:
         model = str(self.out / self.manifest.data["best"])
         processes = min(config.workers, len(todo))
         width = max(1, min(config.games_per_worker, math.ceil(len(todo) / processes)))
+        where = "workers" if self.ray is None else f"Ray workers ({self.ray})"
         self.say(
             f"generation {g}: self-play of {len(todo)} games ({len(have)} already played), "
-            f"{processes} workers x {width} games, network {self.manifest.data['best']}"
+            f"{processes} {where} x {width} games, network {self.manifest.data['best']}"
         )
-        pool = None
-        if processes == 1:
-            evaluator = _evaluator(config, model, g, todo[0])
+        pool: Any = None
+        games: Iterator[GameRecord]
+        if self.ray is not None:
+            from agents.nets.training.selfplay_ray import ray_selfplay_pool
+
+            pool = ray_selfplay_pool(config.to_dict(), Path(model), g, width, processes, self.ray)
+            games = pool.games(todo)
+        elif processes == 1:
+            evaluator = selfplay_evaluator(config, model, g, todo[0])
             tasks = ((i, game_seed(config.seed, g, i)) for i in todo)
-            games: Iterator[GameRecord] = play_selfplay_games(
-                evaluator, config.settings(), tasks, width
-            )
+            games = play_selfplay_games(evaluator, config.settings(), tasks, width)
         else:
             from agents.matches.stream_pool import StreamPool
 
@@ -276,6 +259,8 @@ class _Run:
             for record in games:
                 store.append([record])
                 done += 1
+                if self.ray is not None:  # the cluster's CPU, as the workers report it
+                    self.clock.remote += record.cpu_seconds
                 self.manifest.update_start(
                     self.start, self.clock, games=1, positions=record.positions
                 )
@@ -357,7 +342,7 @@ class _Run:
         """The gate match; ``False`` when the budget ran out first."""
         candidate = self.out / "nets" / f"gen-{g:04d}.pt"
         best = self.out / self.manifest.data["best"]
-        result = run_gate(candidate, best, g, self.config, self.out, deadline=self.deadline)
+        result = run_gate(candidate, best, g, self.local, self.out, deadline=self.deadline)
         if result.interrupted:
             self.say(f"generation {g}: gate stopped by the budget after {result.games} games")
             return False
@@ -384,7 +369,7 @@ class _Run:
         if not due:
             return True
         best = self.out / self.manifest.data["best"]
-        rows, interrupted = run_ladder(best, g, config, self.out, deadline=self.deadline)
+        rows, interrupted = run_ladder(best, g, self.local, self.out, deadline=self.deadline)
         if interrupted:
             return False
         path = self.out / "ladder.jsonl"
@@ -453,6 +438,7 @@ def run_selfplay(
     budget_minutes: float | None = None,
     log: Log | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
+    ray: str | None = None,
 ) -> str:
     """Run (or resume) self-play training in ``out`` (module docstring).
 
@@ -464,6 +450,11 @@ def run_selfplay(
             limit).
         log: Where one-line messages go.
         on_game: Called with each self-play game recorded (e.g. progress in a caller).
+        ray: Play the self-play games on this Ray cluster (``"auto"``, ``"local"``,
+            ``"HOST:PORT"``, ``"ray://HOST:PORT"``; :func:`agents.matches.ray_pool.connect`):
+            ``config.workers`` workers there, each ``games_per_worker`` games at once. The
+            gate and ladder play here, in at most this machine's CPU count of processes.
+            A choice of this start only (not a setting of the run).
 
     Returns:
         ``"done"`` when ``config.generations`` are finished, ``"budget"`` when the budget
@@ -471,12 +462,20 @@ def run_selfplay(
 
     Raises:
         ValueError: When the folder holds a run with other settings, or bad settings.
+        agents.matches.ray_pool.ClusterError: With ``ray``, when Ray is not installed (the
+            message says how to install it) or the cluster cannot be used.
+        agents.matches.stream_pool.WorkerError: When a self-play game fails or a worker
+            dies (on Ray: more often than the pool replaces dead workers).
     """
     if budget_minutes is not None and not budget_minutes > 0:
         raise ValueError(f"budget_minutes must be > 0, got {budget_minutes}")
+    if ray is not None:  # no Ray, or no cluster: say so before the run folder is touched
+        from agents.matches.ray_pool import connect
+
+        connect(ray)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     use_threads(config.threads)
     deadline = float("inf") if budget_minutes is None else time.monotonic() + budget_minutes * 60
-    run = _Run(folder, config, deadline, log or (lambda message: None), on_game)
+    run = _Run(folder, config, deadline, log or (lambda message: None), on_game, ray)
     return run.run()

@@ -99,6 +99,42 @@ def test_the_ray_executor_plays_the_same_games(alone: dict[int, tuple[object, ..
     assert {g.index: _played(g) for g in games} == alone
 
 
+def test_with_ray_and_no_workers_the_arena_leaves_the_count_to_the_cluster(monkeypatch) -> None:
+    import agents.matches.arena as arena
+
+    asked: list[object] = []
+
+    def pick(config: MatchConfig, todo: list[int], workers: object, ray: object, k: int):
+        asked.append(workers)
+        return InProcessExecutor(config)
+
+    monkeypatch.setattr(arena, "_pick_executor", pick)
+    assert len(list(arena.iter_games(CONFIG, ray="auto"))) == CONFIG.games
+    assert len(list(arena.iter_games(CONFIG))) == CONFIG.games
+    assert asked == [None, os.cpu_count() or 1]  # not this machine's cores on a cluster
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray (gomcts[cluster])")
+def test_a_ray_pool_without_workers_has_one_slot_per_cpu_of_the_cluster() -> None:
+    from agents.matches.arena import _pick_executor
+    from agents.matches.ray_pool import import_ray
+
+    ray = import_ray()
+    if ray.is_initialized():
+        pytest.skip("this process is already connected to a Ray of unknown size")
+    cpus = (os.cpu_count() or 1) + 3  # more than this machine has: the cluster's count
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        executor = _pick_executor(CONFIG, TODO, None, "auto", 1)
+        try:
+            assert executor._pool.slots == cpus  # type: ignore[attr-defined]
+            assert executor._ahead() == 2 * cpus  # type: ignore[attr-defined]
+        finally:
+            executor.close()
+    finally:
+        ray.shutdown()
+
+
 @pytest.mark.parametrize(("name", "most"), [("process pool", 4), ("stream, 2 processes x 2", 39)])
 def test_a_stop_hands_over_the_games_still_running(name: str, most: int) -> None:
     # The pool holds `ahead` = 4 games at most; the stream's workers read indices as slots
