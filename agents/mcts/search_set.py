@@ -366,6 +366,9 @@ class SearchSet:
         todo = entries
         while todo:
             ready: list[_Running] = []
+            slots: list[int] = []
+            sizes: list[int] = []
+            limits: list[int] = []
             for entry in todo:
                 stats = self._check(entry)
                 if stats is not None:
@@ -375,47 +378,50 @@ class SearchSet:
                 tree = search.tree
                 assert tree is not None
                 width = search._points + 1
-                need = tree.size + width
-                if need > tree.parent.shape[0] and need <= search.params.max_nodes:
+                size = tree.size
+                most = search.params.max_nodes
+                if size + width > tree.parent.shape[0] and size + width <= most:
                     tree.reserve(width)
                 if tree.arrays is not entry.packed:
                     self._pack(entry)
                 ready.append(entry)
+                slots.append(entry.slot)
+                sizes.append(size)
+                limits.append(min(tree.parent.shape[0], most))
             if not ready:
                 break
             count = len(ready)
-            which = np.fromiter((e.slot for e in ready), dtype=np.int64, count=count)
-            sizes = np.fromiter((e.search.tree.size for e in ready), np.int64, count)  # type: ignore[union-attr]
-            limits = np.fromiter(
-                (
-                    min(e.search.tree.parent.shape[0], e.search.params.max_nodes)  # type: ignore[union-attr]
-                    for e in ready
-                ),
-                np.int64,
-                count,
-            )
+            grown = np.array(sizes, dtype=np.int64)
             depths = np.empty(count, dtype=np.int64)
             status = np.empty(count, dtype=np.int64)
             backed = np.empty(count, dtype=np.bool_)
             descend_all(
-                self._items, which, sizes, limits, depths, status, self._known, self._given, backed
+                self._items,
+                np.array(slots, dtype=np.int64),
+                grown,
+                np.array(limits, dtype=np.int64),
+                depths,
+                status,
+                self._known,
+                self._given,
+                backed,
             )
             todo = []
-            for j, entry in enumerate(ready):
+            results = (grown.tolist(), depths.tolist(), status.tolist(), backed.tolist())
+            for entry, size, depth, code, done in zip(ready, *results, strict=True):
                 search = entry.search
                 tree = search.tree
                 assert tree is not None
-                tree.size = int(sizes[j])
-                depth = int(depths[j])
-                if status[j] == TERMINAL:
-                    if not backed[j]:  # a strategy without a kernel: its Python backup
+                tree.size = size
+                if code == TERMINAL:
+                    if not done:  # a strategy without a kernel: its Python backup
                         out = search._scratch_state.out
                         entry.backup(tree, search._path[: depth + 1], float(out[0]))
                     entry.done += 1
                     todo.append(entry)
                 else:
                     entry.depth = depth
-                    entry.status = int(status[j])
+                    entry.status = code
                     leaves.append(entry)
         return leaves
 
@@ -434,8 +440,8 @@ class SearchSet:
         """
         tick = time.perf_counter()
         count = len(rows)
-        slots = np.fromiter((e.slot for e in rows), dtype=np.int64, count=count)
-        depths = np.fromiter((e.depth for e in rows), dtype=np.int64, count=count)
+        slots = np.array([e.slot for e in rows], dtype=np.int64)
+        depths = np.array([e.depth for e in rows], dtype=np.int64)
         moves = self._moves[slots]
         given = self._given[slots]
         groups: dict[Any, list[int]] = {}
@@ -493,9 +499,7 @@ class SearchSet:
             for j, b in enumerate(leaves):
                 rows[b].remember(keys_of[b], p[j], values[j])
         stats.requests += count
-        with_priors = np.fromiter(
-            (e.priors and e.status == EXPANDED for e in rows), dtype=np.bool_, count=count
-        )
+        with_priors = np.array([e.priors and e.status == EXPANDED for e in rows], dtype=np.bool_)
         finish_all(self._items, slots, depths, with_priors, priors_of, values_of, self._scratch)
         for b, entry in enumerate(rows):
             search = entry.search
