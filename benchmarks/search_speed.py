@@ -25,7 +25,8 @@ process's other CPU time, per simulation), the mean rows per network call and CP
 (well below 1: the process waited for a core); then each ``rounds`` arm over the ``leaves``
 arm of the same trial, per CPU-second and per wall-second, with the targets of the issue
 (overall >= 2.5x per CPU-second; time outside the network <= a third). Torch runs on
-``--threads`` threads (1 by default: CPU-seconds then compare one core's work).
+``--threads`` threads (1 by default: CPU-seconds then compare one core's work). Each arm
+starts after a full garbage collection, so that no arm pays for collecting another's objects.
 
     nice -n 5 .venv/bin/python benchmarks/search_speed.py                   # the full run
     nice -n 5 .venv/bin/python benchmarks/search_speed.py --sims 20 --ks 8 --baseline-k 8 \\
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import hashlib
 import json
 import statistics
@@ -183,6 +185,7 @@ def _arm(args: argparse.Namespace, path: str, k: int, precision: str, trial: int
         games.append((agents, opening))
     shared = SharedEvaluation()
     clock = [0.0]
+    gc.collect()  # the garbage of the arm before is not this arm's to collect
     with forward_cpu(clock), leaf_path() if path == "leaves" else _nothing():
         wall, cpu = time.perf_counter(), time.process_time()
         played = round_robin(

@@ -11,7 +11,11 @@ an arena worker's ``--games-per-worker``, or a self-play worker's games) and run
    evaluator) get their input planes and legal masks in **one** compiled call
    (:class:`go_env.leaf_features.LeafRoots`, one root slot per search), their cache keys in
    one more, and the rows not in a cache go through **one** network call per shared network;
-3. each search sets its new node's priors and backs up (its backup plugin's compiled kernel).
+3. the new nodes of all searches get their priors, and the leaves of all searches whose
+   backup strategy is a built-in one are backed up, in **one** compiled call
+   (:func:`~agents.mcts.round_kernels.finish_all`: the strategy's kernel chosen by a number,
+   :mod:`agents.mcts.backups.compiled`); a third-party strategy is backed up by its Python
+   ``backup`` method after it.
 
 No Python generator frame stands between a leaf and the network: a game's coroutine yields
 one :class:`~agents.mcts.multi.SearchRequest` per **move**, not one request per leaf. Each
@@ -40,13 +44,15 @@ from collections.abc import Callable, Generator
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit, typed
+from numba import typed
 
-from agents.mcts.kernels import EXPANDED, TERMINAL, Board, Scratch, descend
+from agents.mcts.backups._kernel import NO_TABLE
+from agents.mcts.backups.compiled import kernel_of
+from agents.mcts.kernels import EXPANDED, TERMINAL
 from agents.mcts.requests import LeafRequest, SearchRequest
+from agents.mcts.round_kernels import NO_KERNEL, descend_all, finish_all
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
-from agents.mcts.tree import TreeArrays
 from go_env.leaf_features import LeafRoots
 from go_env.validation import check_int
 
@@ -92,90 +98,6 @@ class RowEvaluator(Protocol):
         ...
 
 
-@njit(cache=True)
-def _pairwise_sum(p, n):  # pragma: no cover - compiled
-    """``p[:n].sum()`` exactly as numpy adds ``n <= 128`` float64 (its pairwise summation)."""
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += p[i]
-        return total
-    r0, r1, r2, r3 = p[0], p[1], p[2], p[3]
-    r4, r5, r6, r7 = p[4], p[5], p[6], p[7]
-    i = 8
-    while i < n - n % 8:
-        r0 += p[i]
-        r1 += p[i + 1]
-        r2 += p[i + 2]
-        r3 += p[i + 3]
-        r4 += p[i + 4]
-        r5 += p[i + 5]
-        r6 += p[i + 6]
-        r7 += p[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        total += p[i]
-        i += 1
-    return total
-
-
-@njit(cache=True)
-def set_priors(prior, move, first, count, row, scratch):  # pragma: no cover - compiled
-    """:meth:`Search._set_priors <agents.mcts.search.Search._set_priors>` in compiled code.
-
-    The children ``first .. first + count - 1`` get ``row[move[child]]`` normalised to sum 1
-    (uniform when they sum to 0), bit for bit as the numpy expression (``count <= 128``).
-    """
-    for i in range(count):
-        scratch[i] = row[move[first + i]]
-    total = _pairwise_sum(scratch, count)
-    for i in range(count):
-        prior[first + i] = scratch[i] / total if total > 0 else 1.0 / count
-
-
-@njit(cache=True)
-def descend_all(
-    items, which, sizes, limits, depths, status, known, given
-):  # pragma: no cover - compiled
-    """:func:`~agents.mcts.kernels.descend` of the searches ``which`` in one call.
-
-    ``items[i]`` is slot ``i``'s ``(tree, board, scratch, iparams, fparams, vector, path,
-    moves)``, the first three as plain tuples (:func:`~agents.mcts.kernels.descend_packed`);
-    ``sizes`` and ``limits`` hold each search's tree size and node limit and get the new
-    sizes, ``depths`` and ``status`` get :func:`descend`'s other results. A leaf expanded
-    now has its legal moves (its children: the moves :class:`~go_env.state.GoState` would
-    accept, pass included) written in ``known[slot]``, and ``given[slot]`` set.
-    """
-    for j in range(which.shape[0]):
-        t, board, scratch, iparams, fparams, s, path, moves = items[which[j]]
-        tree = TreeArrays(*t)
-        depth, size, code = descend(
-            tree,
-            sizes[j],
-            limits[j],
-            Board(*board),
-            s,
-            path,
-            moves,
-            Scratch(*scratch),
-            iparams,
-            fparams,
-        )
-        depths[j] = depth
-        sizes[j] = size
-        status[j] = code
-        slot = which[j]
-        given[slot] = code == EXPANDED
-        if code == EXPANDED:  # the expansion's children are the leaf's legal moves
-            row = known[slot]
-            row[:] = False
-            node = path[depth]
-            first = tree.first_child[node]
-            for k in range(tree.n_children[node]):
-                row[tree.move[first + k]] = True
-
-
 def _none(*args: Any) -> None:
     return None
 
@@ -201,10 +123,12 @@ class _Running:
         "draw",
         "evaluator",
         "forward",
+        "kernel",
         "limit",
         "moves",
         "noised",
         "packed",
+        "priors",
         "remember",
         "request",
         "search",
@@ -234,7 +158,17 @@ class _Running:
         self.spec: tuple[int, int, bool] | None = None
         self.steps: Generator[Any, Any, SearchStats] | None = None
         self.batch: Any = None
-        self.backup = self.search.strategy.backup
+        strategy = self.search.strategy
+        self.backup = strategy.backup
+        # the strategy as compiled code runs it; None: only its Python backup method
+        kernel = kernel_of(strategy)
+        if kernel is not None:  # every slot of the typed list has the same array types
+            table, params = (
+                np.require(a, np.float64, ("C", "W")) for a in (kernel.table, kernel.params)
+            )
+            kernel = kernel._replace(table=table, params=params)
+        self.kernel = kernel
+        self.priors = not self.evaluator.uniform_priors
         # the RowEvaluator's methods, bound once (set by SearchSet.add)
         self.cached: Callable[[bytes], Any] = _none
         self.draw: Callable[[], int] = int
@@ -262,7 +196,7 @@ class SearchSet:
         self._free = list(range(capacity - 1, -1, -1))
         self._roots: dict[tuple[int, int, bool], LeafRoots] = {}
         self._moves = np.zeros((capacity, 8), dtype=np.int64)  # each slot's path moves
-        self._scratch = np.empty(128, dtype=np.float64)  # set_priors: up to 128 children
+        self._scratch = np.empty(2, dtype=np.float64)  # set_priors: the most children
         self._items: Any = None  # typed list: each slot's arrays for descend_all
         self._known = np.zeros((capacity, 2), dtype=np.bool_)  # legal masks from expansions
         self._given = np.zeros(capacity, dtype=np.bool_)
@@ -307,6 +241,7 @@ class SearchSet:
             actions = search._points + 1
             if actions > self._known.shape[1]:
                 self._known = np.zeros((self.capacity, actions), dtype=np.bool_)
+                self._scratch = np.empty(actions, dtype=np.float64)
         else:
             entry.steps = search.steps(sims=request.sims, seconds=request.time_limit)
         self._running.append(entry)
@@ -378,6 +313,7 @@ class SearchSet:
         tree = search.tree
         assert tree is not None
         arrays = tree.arrays
+        kernel = entry.kernel
         item = (
             tuple(arrays),
             search._board_packed,
@@ -387,6 +323,7 @@ class SearchSet:
             entry.vector,
             search._path,
             entry.moves,
+            *((NO_KERNEL, False, NO_TABLE, NO_TABLE) if kernel is None else kernel),
         )
         if self._items is None:
             self._items = typed.List([item] * self.capacity)
@@ -429,6 +366,9 @@ class SearchSet:
         todo = entries
         while todo:
             ready: list[_Running] = []
+            slots: list[int] = []
+            sizes: list[int] = []
+            limits: list[int] = []
             for entry in todo:
                 stats = self._check(entry)
                 if stats is not None:
@@ -438,43 +378,50 @@ class SearchSet:
                 tree = search.tree
                 assert tree is not None
                 width = search._points + 1
-                need = tree.size + width
-                if need > tree.parent.shape[0] and need <= search.params.max_nodes:
+                size = tree.size
+                most = search.params.max_nodes
+                if size + width > tree.parent.shape[0] and size + width <= most:
                     tree.reserve(width)
                 if tree.arrays is not entry.packed:
                     self._pack(entry)
                 ready.append(entry)
+                slots.append(entry.slot)
+                sizes.append(size)
+                limits.append(min(tree.parent.shape[0], most))
             if not ready:
                 break
             count = len(ready)
-            which = np.fromiter((e.slot for e in ready), dtype=np.int64, count=count)
-            sizes = np.fromiter((e.search.tree.size for e in ready), np.int64, count)  # type: ignore[union-attr]
-            limits = np.fromiter(
-                (
-                    min(e.search.tree.parent.shape[0], e.search.params.max_nodes)  # type: ignore[union-attr]
-                    for e in ready
-                ),
-                np.int64,
-                count,
-            )
+            grown = np.array(sizes, dtype=np.int64)
             depths = np.empty(count, dtype=np.int64)
             status = np.empty(count, dtype=np.int64)
-            descend_all(self._items, which, sizes, limits, depths, status, self._known, self._given)
+            backed = np.empty(count, dtype=np.bool_)
+            descend_all(
+                self._items,
+                np.array(slots, dtype=np.int64),
+                grown,
+                np.array(limits, dtype=np.int64),
+                depths,
+                status,
+                self._known,
+                self._given,
+                backed,
+            )
             todo = []
-            for j, entry in enumerate(ready):
+            results = (grown.tolist(), depths.tolist(), status.tolist(), backed.tolist())
+            for entry, size, depth, code, done in zip(ready, *results, strict=True):
                 search = entry.search
                 tree = search.tree
                 assert tree is not None
-                tree.size = int(sizes[j])
-                depth = int(depths[j])
-                if status[j] == TERMINAL:
-                    out = search._scratch_state.out
-                    entry.backup(tree, search._path[: depth + 1], float(out[0]))
+                tree.size = size
+                if code == TERMINAL:
+                    if not done:  # a strategy without a kernel: its Python backup
+                        out = search._scratch_state.out
+                        entry.backup(tree, search._path[: depth + 1], float(out[0]))
                     entry.done += 1
                     todo.append(entry)
                 else:
                     entry.depth = depth
-                    entry.status = int(status[j])
+                    entry.status = code
                     leaves.append(entry)
         return leaves
 
@@ -485,18 +432,23 @@ class SearchSet:
         return SearchStats.from_tree(tree, simulations=entry.done, elapsed=elapsed)
 
     def _evaluate_rows(self, rows: list[_Running], shared: Any) -> None:
-        """Planes, keys, one network call per shared network, priors and backups."""
+        """Planes, keys, one network call per shared network, priors and backups.
+
+        The priors of the new nodes and the backups of the strategies with a kernel are one
+        compiled call (:func:`~agents.mcts.round_kernels.finish_all`); a strategy without
+        one is backed up by its Python ``backup`` method after it.
+        """
         tick = time.perf_counter()
         count = len(rows)
-        slots = np.fromiter((e.slot for e in rows), dtype=np.int64, count=count)
-        depths = np.fromiter((e.depth for e in rows), dtype=np.int64, count=count)
+        slots = np.array([e.slot for e in rows], dtype=np.int64)
+        depths = np.array([e.depth for e in rows], dtype=np.int64)
         moves = self._moves[slots]
         given = self._given[slots]
         groups: dict[Any, list[int]] = {}
         for b, entry in enumerate(rows):
             groups.setdefault(entry.spec, []).append(b)
-        priors_of: list[Any] = [None] * count
-        values_of: list[float] = [0.0] * count
+        priors_of = np.empty((count, self._known.shape[1]), dtype=np.float64)
+        values_of = np.empty(count, dtype=np.float64)
         keys_of: list[bytes] = [b""] * count
         # per shared network: the forward, then (leaf, its planes' array, masks, row, symmetry)
         forwards: dict[int, tuple[Any, list[tuple[int, np.ndarray, np.ndarray, int, int]]]] = {}
@@ -517,7 +469,8 @@ class SearchSet:
                 keys_of[b] = key
                 hit = entry.cached(key)
                 if hit is not None:
-                    priors_of[b], values_of[b] = hit
+                    row, values_of[b] = hit
+                    priors_of[b, : row.shape[0]] = row
                     continue
                 forward = entry.forward
                 group = forwards.get(id(forward))
@@ -540,29 +493,20 @@ class SearchSet:
             stats.calls += 1
             stats.rows += len(parts)
             values = v.tolist()
-            for j, part in enumerate(parts):
-                b = part[0]
-                row = p[j]
-                rows[b].remember(keys_of[b], row, values[j])
-                priors_of[b] = row
-                values_of[b] = values[j]
+            leaves = [part[0] for part in parts]
+            priors_of[leaves, : p.shape[1]] = p
+            values_of[leaves] = values
+            for j, b in enumerate(leaves):
+                rows[b].remember(keys_of[b], p[j], values[j])
         stats.requests += count
-        scratch = self._scratch
+        with_priors = np.array([e.priors and e.status == EXPANDED for e in rows], dtype=np.bool_)
+        finish_all(self._items, slots, depths, with_priors, priors_of, values_of, self._scratch)
         for b, entry in enumerate(rows):
             search = entry.search
-            tree = search.tree
-            assert tree is not None
-            depth = entry.depth
-            path = search._path
-            if entry.status == EXPANDED and not entry.evaluator.uniform_priors:
-                node = int(path[depth])
-                block = int(tree.first_child[node])
-                number = int(tree.n_children[node])
-                if number <= scratch.shape[0]:
-                    set_priors(tree.prior, tree.move, block, number, priors_of[b], scratch)
-                else:
-                    search._set_priors(node, priors_of[b])
-            entry.backup(tree, path[: depth + 1], float(values_of[b]))
+            if entry.kernel is None:  # a strategy without a kernel: its Python backup
+                tree = search.tree
+                assert tree is not None
+                entry.backup(tree, search._path[: entry.depth + 1], float(values_of[b]))
             entry.done += 1
             if not entry.noised:
                 search._noise_root()

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -21,11 +22,14 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.game import play_game_steps  # noqa: E402
+from agents.mcts.backups.compiled import kernel_of  # noqa: E402
+from agents.mcts.backups.solver import SolverBackup  # noqa: E402
 from agents.mcts.config import MCTSConfig  # noqa: E402
 from agents.mcts.multi import SharedEvaluation, answer_alone, round_robin  # noqa: E402
 from agents.mcts.requests import SearchRequest  # noqa: E402
+from agents.mcts.round_kernels import set_priors  # noqa: E402
 from agents.mcts.search import Search  # noqa: E402
-from agents.mcts.search_set import SearchSet, set_priors  # noqa: E402
+from agents.mcts.search_set import SearchSet  # noqa: E402
 from agents.nets import evaluator as net_evaluator  # noqa: E402
 from agents.nets.checkpoint import load_net  # noqa: E402
 from go_env.rules import KoRule, Rules  # noqa: E402
@@ -174,11 +178,11 @@ def test_a_timed_search_ends() -> None:
 
 def test_set_priors_is_the_numpy_expression() -> None:
     rng = np.random.default_rng(0)
-    scratch = np.empty(128)
-    for count in (1, 3, 7, 8, 9, 17, 82, 128):
+    scratch = np.empty(500)
+    for count in (1, 3, 7, 8, 9, 17, 82, 128, 129, 136, 200, 362, 500):
         for _ in range(20):
-            row = rng.random(130) * rng.random(130) ** 4
-            move = rng.permutation(130)[:count].astype(np.int64)
+            row = rng.random(520) * rng.random(520) ** 4
+            move = rng.permutation(520)[:count].astype(np.int64)
             prior = np.zeros(count)
             set_priors(prior, move, 0, count, row, scratch)
             p = row[move]
@@ -235,3 +239,148 @@ def test_masks_from_expansions_are_the_computed_masks(
         while len(searches):
             searches.round(SharedEvaluation())
     assert compared[0] > 0.9 * compared[1]  # nearly every leaf was expanded just now
+
+
+BUILT_IN = [
+    "mean",
+    "erwa:alpha=0.1,variant=unbiased",
+    "maxmcts:lam=0.5",
+    "power_mean:p=2.5,recursive=false",
+    "softmax:g=[-1,0,1]",
+    "monotone:g=[1,-2,3],zero_based=true",
+    "xie_liu:profile=linear,beta=3",
+    "coulom:a=0.01,b=0.05",
+    "solver",
+    "solver:softmax",
+    "solver:coulom",
+    "solver:monotone",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonMean:
+    """A third-party strategy: the running mean in Python (no compiled kernel)."""
+
+    n_stats: ClassVar[int] = 0
+    calls: ClassVar[list[int]] = [0]
+
+    def bind(self, n_simulations: int) -> PythonMean:
+        return self
+
+    def backup(self, tree: Any, path: np.ndarray, leaf_value: float) -> None:
+        PythonMean.calls[0] += 1
+        x = -leaf_value
+        for node in path[::-1]:
+            tree.visits[node] += 1
+            tree.value[node] += (x - tree.value[node]) / tree.visits[node]
+            x = -x
+
+
+def _near_the_cap(count: int, seed: int, rules: Rules) -> list[GoState]:
+    """Positions a few moves before the move cap: many leaves of the searches are over."""
+    rng = np.random.default_rng(seed)
+    roots = []
+    while len(roots) < count:
+        state = GoState(rules)
+        for _ in range(rules.move_limit - int(rng.integers(2, 6))):
+            points = state.legal_moves()[:-1]
+            if state.is_over or not len(points):
+                break
+            state.play(int(rng.choice(points)))
+        if not state.is_over:
+            roots.append(state)
+    return roots
+
+
+def _mixed(roots: list[GoState], backups: list[Any]) -> list[Search]:
+    out = []
+    for i, (root, backup) in enumerate(zip(roots, backups, strict=True)):
+        config = MCTSConfig(
+            sims=20, policy="puct", evaluator="net:device=cpu", backup=backup, seed=i
+        )
+        search = Search(config.search_params(), config.make_evaluator(), seed=i)
+        search.set_root(root)
+        out.append(search)
+    return out
+
+
+def _in_rounds(searches: list[Search]) -> list[Any]:
+    """The searches side by side in one set; their stats in order."""
+    together = SearchSet(len(searches))
+    requests = [SearchRequest(search) for search in searches]
+    for request in requests:
+        together.add(request)
+    shared = SharedEvaluation()
+    stats: dict[int, Any] = {}
+    while len(together):
+        for request, result in together.round(shared):
+            stats[id(request)] = result
+    return [stats[id(request)] for request in requests]
+
+
+def _assert_same(mine: Any, theirs: Any) -> None:
+    np.testing.assert_array_equal(mine.moves, theirs.moves)
+    np.testing.assert_array_equal(mine.visits, theirs.visits)
+    np.testing.assert_array_equal(mine.values, theirs.values)
+    assert mine.simulations == theirs.simulations
+
+
+def _trees_equal(one: Search, other: Search) -> None:
+    a, b = one.tree, other.tree
+    assert a is not None and b is not None and a.size == b.size
+    for name in ("visits", "value", "prior", "stats", "proven", "terminal"):
+        np.testing.assert_array_equal(getattr(a, name)[: a.size], getattr(b, name)[: b.size])
+
+
+def test_every_built_in_backup_in_compiled_rounds_is_the_search_alone(
+    rows: RowByRow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each built-in strategy backs up in the round's compiled calls, exactly as alone.
+
+    The roots lie a few moves before the move cap, so that leaves whose game is over (backed
+    up inside the descent's call) are many; the built-in ``backup`` methods are never called.
+    """
+    rules = Rules(size=9, max_moves=14)
+    backups = BUILT_IN * 2
+    roots = _near_the_cap(len(backups), 3, rules)
+    alone = _mixed(roots, backups)
+    lone_stats = [search.run() for search in alone]
+    together = _mixed(roots, backups)
+    called: list[str] = []
+    for search in together:
+        kind = type(search.strategy)
+        monkeypatch.setattr(kind, "backup", lambda self, *a: called.append(type(self).__name__))
+    for mine, theirs in zip(_in_rounds(together), lone_stats, strict=True):
+        _assert_same(mine, theirs)
+    assert called == []
+    over = 0
+    for lone, search in zip(alone, together, strict=True):
+        _trees_equal(search, lone)
+        assert _counts(search) == _counts(lone)
+        tree = search.tree
+        assert tree is not None
+        over += int(((tree.terminal[: tree.size] != 0) & (tree.visits[: tree.size] > 0)).sum())
+    assert over > 20  # many leaves were over: backed up in the descent's call
+
+
+def test_a_python_backup_beside_built_in_ones_is_the_search_alone(rows: RowByRow) -> None:
+    """A third-party strategy (no kernel) keeps its Python ``backup`` in a mixed set."""
+    rules = Rules(size=9, max_moves=16)
+    python = PythonMean()
+    backups: list[Any] = [python, "mean", SolverBackup(inner=python), "solver:softmax"] * 2
+    roots = _near_the_cap(len(backups), 5, rules)
+    alone = _mixed(roots, backups)
+    lone_stats = [search.run() for search in alone]
+    PythonMean.calls[0] = 0
+    together = _mixed(roots, backups)
+    for mine, theirs in zip(_in_rounds(together), lone_stats, strict=True):
+        _assert_same(mine, theirs)
+    for lone, search in zip(alone, together, strict=True):
+        _trees_equal(search, lone)
+        assert _counts(search) == _counts(lone)
+    python_sims = sum(
+        r.simulations for r, b in zip(lone_stats, backups, strict=True) if not isinstance(b, str)
+    )
+    assert PythonMean.calls[0] >= python_sims  # every one of its leaves, from Python
+    kernels = [kernel_of(search.strategy) is not None for search in together]
+    assert kernels == [isinstance(b, str) for b in backups]  # two kinds in the one set
