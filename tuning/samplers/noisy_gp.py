@@ -11,10 +11,12 @@ biased up (the winner's curse, ``docs/tuning.md``).
 
 * **Model**: BoTorch's ``SingleTaskGP`` with ``train_Yvar`` (a fixed, heteroscedastic
   Gaussian noise per observation; Rasmussen & Williams, *Gaussian Processes for Machine
-  Learning*, 2006, §2.2), BoTorch's default kernel and priors (Hvarfner, Hellsten & Nardi,
-  *Vanilla Bayesian optimization performs great in high dimensions*, ICML 2024), outcomes
-  standardised, inputs scaled to the unit cube (log scale for log parameters). The kernel
-  hyperparameters are fitted by maximum marginal likelihood; the noise is not fitted.
+  Learning*, 2006, §2.2), a constant kernel for the overall level plus a learnt output scale
+  times BoTorch's dimension-scaled RBF kernel (Hvarfner, Hellsten & Nardi, *Vanilla Bayesian
+  optimization performs great in high dimensions*, ICML 2024), outcomes in units of the
+  median noise sd (:func:`_fit`), inputs scaled to the unit cube (log scale for log
+  parameters). The kernel hyperparameters are fitted by maximum a posteriori; the noise is
+  not fitted.
 * **Acquisition**: ``qLogNoisyExpectedImprovement`` (Letham, Karrer, Ottoni & Bakshy,
   *Constrained Bayesian optimization with noisy experiments*, Bayesian Analysis 2019, for
   noisy EI: the improvement is taken over the GP's joint posterior at the evaluated points,
@@ -24,8 +26,10 @@ biased up (the winner's curse, ``docs/tuning.md``).
   point.
 * **Recommendation** (:func:`recommend`): the evaluated point with the best posterior mean,
   reported with its posterior standard deviation beside its raw winrate. The posterior mean
-  shrinks a lucky trial towards its neighbours, so it is not biased up the way the best raw
-  value is.
+  shrinks a lucky trial towards its neighbours, so it is far less biased up than the best
+  raw value; what bias is left (the best of the means is still a little lucky, and a real
+  winner is pulled down) is estimated by an iterated parametric bootstrap
+  (:func:`selection_bias`) and taken off.
 
 Seeding: the acquisition's quasi-Monte-Carlo samples and its optimiser's restarts are seeded
 by ``(seed, trial number)``, like :class:`tuning.samplers.TrialSeededSampler`; a study run by one
@@ -299,13 +303,15 @@ class Recommendation:
 
     Attributes:
         trial: Its trial.
-        mean: The estimate of its winrate: the posterior mean less the selection bias.
+        mean: The estimate of its winrate: the posterior mean less ``selection_bias``.
         sd: The posterior standard deviation.
         value: Its raw winrate (biased up when it was selected by that value).
         noise_sd: Its sampling standard deviation.
         posterior_mean: The GP's posterior mean at the point, before the correction.
-        selection_bias: What choosing the best of the posterior means adds to the chosen
-            one, estimated by :func:`selection_bias` (subtracted in ``mean``).
+        selection_bias: The bias of the best posterior mean as an estimate of its point's
+            value, estimated by :func:`selection_bias` (subtracted in ``mean``): what
+            choosing the best of the means adds, less what the smoother takes from a real
+            winner; negative where the second is larger.
     """
 
     trial: FrozenTrial
@@ -320,7 +326,8 @@ class Recommendation:
         """One line: the trial, its estimate and sd, the correction, its raw value.
 
         ``"trial 7: estimate 0.531 (sd 0.021; posterior mean 0.541 less 0.010 for the
-        selection), raw 0.600 over 60 games"``.
+        selection and the smoothing), raw 0.600 over 60 games"`` (``plus`` where the
+        correction raises the mean).
 
         A trial of the trap-tree objective counts trees (its user attribute ``unit``).
         """
@@ -328,7 +335,8 @@ class Recommendation:
         before = self.mean if self.posterior_mean is None else self.posterior_mean
         return (
             f"trial {self.trial.number}: estimate {self.mean:.3f} (sd {self.sd:.3f}; "
-            f"posterior mean {before:.3f} less {self.selection_bias:.3f} for the selection), "
+            f"posterior mean {before:.3f} {'less' if self.selection_bias >= 0 else 'plus'} "
+            f"{abs(self.selection_bias):.3f} for the selection and the smoothing), "
             f"raw {self.value:.3f} over {attrs.get('games', '?')} {attrs.get('unit', 'games')}"
         )
 

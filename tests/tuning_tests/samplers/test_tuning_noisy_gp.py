@@ -282,7 +282,9 @@ def test_the_recommendation_is_corrected_for_choosing_the_best_posterior_mean() 
     assert pick.selection_bias > 0.002
     assert pick.mean == pytest.approx(pick.posterior_mean - pick.selection_bias)
     assert 0.2 * pick.sd < pick.selection_bias < 2 * pick.sd  # about one posterior sd
-    assert "less" in pick.describe() and "for the selection" in pick.describe()
+    assert "less" in pick.describe() and "for the selection and the smoothing" in pick.describe()
+    raised = dataclasses.replace(pick, selection_bias=-0.004, mean=pick.posterior_mean + 0.004)
+    assert f"posterior mean {pick.posterior_mean:.3f} plus 0.004 for" in raised.describe()
     # one region clearly better (0.8 against 0.3 elsewhere): the choice costs nearly nothing
     clear = _fixed_study(
         [(float(x), float(rng.binomial(100, 0.8 if x > 0.7 else 0.3)), 100) for x in xs]
