@@ -31,6 +31,8 @@ in about 1 s a run instead of 10-20::
         --out runs/bo-calibration-rescored
 
 ``--first-seed`` runs another range of seeds (to split a study, or to add fresh runs).
+Each record also holds the reports of the other corrections (:data:`CORRECTIONS`) at the
+same point, and a second table compares them on the same trials.
 """
 
 from __future__ import annotations
@@ -91,13 +93,55 @@ def run_one(function: str, seed: int, *, trials: int, games: int, startup: int) 
     return _report(function, seed, games, study)
 
 
-def _report(function: str, seed: int, games: int, study: Any) -> dict[str, Any]:
-    """The record of a finished study: its recommendation by the current model, its trials."""
-    from tuning.samplers.noisy_gp import recommend
+CORRECTIONS = ("none", "selection", "single", "iterated")
+"""The reports each run records beside the shipped one, all at the same recommended point
+with the same posterior sd: the posterior mean with no correction; ``selection``, the
+correction shipped before (a single parametric bootstrap of the choice alone: the chosen
+mean less that point's average posterior mean over the draws, :func:`selection_only`);
+``single``, the bootstrap of the best mean's total error without its second level;
+``iterated``, what :func:`tuning.samplers.noisy_gp.recommend` reports
+(:func:`tuning.samplers.noisy_gp.selection_bias`)."""
 
-    pick = recommend(study)
-    assert pick is not None
+
+def selection_only(post: Any, draws: int = 500) -> float:
+    """The correction shipped before: the choice's effect on the chosen posterior mean.
+
+    Draw every trial's value again around the posterior means with its own noise, recompute
+    the means, choose the best, and average the chosen mean less that point's average mean
+    over all draws. Kept to compare on the same trials (it leaves out the smoother's pull on
+    a real winner, so it over-corrects there).
+    """
+    rng = np.random.default_rng([len(post.trials), 20])
+    values = post.mean[None, :] + post.noise_sd[None, :] * rng.standard_normal(
+        (draws, len(post.mean))
+    )
+    means = post.resample(values)
+    picks = np.argmax(means, axis=1)
+    return float(np.mean(means[np.arange(draws), picks] - means.mean(axis=0)[picks]))
+
+
+def _report(function: str, seed: int, games: int, study: Any) -> dict[str, Any]:
+    """The record of a finished study: its recommendation by the current model, its trials.
+
+    ``mean``, ``sd`` and ``z`` are the shipped report's; ``corrections`` holds the estimate
+    and ``z`` of each of :data:`CORRECTIONS` at the same point.
+    """
+    from tuning.samplers.noisy_gp import posterior_at_trials, recommendation_of, selection_bias
+
+    post = posterior_at_trials(study.trials)
+    pick = recommendation_of(post)
     true = float(pick.trial.user_attrs["truth"])
+    before = float(pick.posterior_mean if pick.posterior_mean is not None else pick.mean)
+    biases = {
+        "none": 0.0,
+        "selection": selection_only(post) if post.resample is not None else 0.0,
+        "single": selection_bias(post, second_level=None),
+        "iterated": pick.selection_bias,
+    }
+
+    def z(estimate: float) -> float:
+        return (estimate - true) / pick.sd if pick.sd > 0 else math.inf
+
     return {
         "function": function,
         "seed": seed,
@@ -111,7 +155,10 @@ def _report(function: str, seed: int, games: int, study: Any) -> dict[str, Any]:
         "raw": pick.value,
         "truth": true,
         "best_truth": max(float(t.user_attrs["truth"]) for t in study.trials),
-        "z": (pick.mean - true) / pick.sd if pick.sd > 0 else math.inf,
+        "z": z(pick.mean),
+        "corrections": {
+            name: {"mean": before - bias, "z": z(before - bias)} for name, bias in biases.items()
+        },
         "points": [[round(_unit(t.params, i), 6) for i in range(4)] for t in study.trials],
         "values": [float(t.value) for t in study.trials],
         "truths": [float(t.user_attrs["truth"]) for t in study.trials],
@@ -166,18 +213,30 @@ def rescore_one(record: dict[str, Any]) -> dict[str, Any]:
     return _report(str(record["function"]), int(record["seed"]), games, study)
 
 
-def summarize(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def summarize(
+    records: Sequence[dict[str, Any]], correction: str | None = None
+) -> dict[str, dict[str, float]]:
     """Per function: runs, coverage of the 95% interval, mean z (and its s.e.), bias.
 
     ``bias`` is the estimate's (the posterior mean less the correction), ``raw_bias`` the
-    chosen trial's raw value's.
+    chosen trial's raw value's. ``correction`` (one of :data:`CORRECTIONS`) scores that
+    report instead of the shipped one (runs recorded without it are left out).
     """
     out: dict[str, dict[str, float]] = {}
+
+    def report(r: dict[str, Any]) -> dict[str, Any]:
+        return r if correction is None else r["corrections"][correction]
+
     for function in FUNCTIONS:
-        rows = [r for r in records if r["function"] == function]
+        rows = [
+            r
+            for r in records
+            if r["function"] == function
+            and (correction is None or correction in r.get("corrections", {}))
+        ]
         if not rows:
             continue
-        z = np.array([r["z"] for r in rows], dtype=float)
+        z = np.array([report(r)["z"] for r in rows], dtype=float)
         n = len(rows)
         covered = float(np.mean(np.abs(z) <= Z95))
         out[function] = {
@@ -187,7 +246,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
             "mean_z": float(np.mean(z)),
             "mean_z_se": float(np.std(z, ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
             "sd_z": float(np.std(z, ddof=1)) if n > 1 else math.nan,
-            "bias": float(np.mean([r["mean"] - r["truth"] for r in rows])),
+            "bias": float(np.mean([report(r)["mean"] - r["truth"] for r in rows])),
             "mean_sd": float(np.mean([r["sd"] for r in rows])),
             "raw_bias": float(np.mean([r["raw"] - r["truth"] for r in rows])),
         }
@@ -207,6 +266,25 @@ def format_table(summary: dict[str, dict[str, float]]) -> str:
             f"(± {100 * s['coverage_se']:.1f}) | {s['mean_z']:+.2f} (± {s['mean_z_se']:.2f}) | "
             f"{s['sd_z']:.2f} | {s['bias']:+.4f} | {s['raw_bias']:+.4f} | {s['mean_sd']:.4f} |"
         )
+    return "\n".join(lines)
+
+
+def format_corrections(by_correction: dict[str, dict[str, dict[str, float]]]) -> str:
+    """A markdown table: per correction, each function's coverage and mean z (± s.e.)."""
+    functions = [f for f in FUNCTIONS if any(f in s for s in by_correction.values())]
+    lines = [
+        "| correction | " + " | ".join(f"{f}: coverage, mean z" for f in functions) + " |",
+        "|---|" + "---|" * len(functions),
+    ]
+    for name, summary in by_correction.items():
+        cells = [
+            f"{100 * summary[f]['coverage']:.0f}%, {summary[f]['mean_z']:+.2f} "
+            f"(± {summary[f]['mean_z_se']:.2f})"
+            if f in summary
+            else "-"
+            for f in functions
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -320,6 +398,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     chosen = [r for r in records if r["function"] in args.functions and r["seed"] in seeds]
     summary = summarize(chosen)
+    by_correction = {name: summarize(chosen, name) for name in CORRECTIONS}
     (out / "summary.json").write_text(
         json.dumps(
             {
@@ -327,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.rescore is None
                 else {**setting, "rescored": str(args.rescore)},
                 "functions": summary,
+                "corrections": by_correction,
             },
             indent=2,
         )
@@ -334,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         encoding="utf-8",
     )
     print(format_table(summary))
+    print()
+    print(format_corrections(by_correction))
     return 0
 
 

@@ -38,6 +38,11 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
         assert len(r["points"]) == len(r["values"]) == len(r["truths"]) == 5
         assert r["mean"] == pytest.approx(r["posterior_mean"] - r["selection_bias"])
         assert r["z"] == pytest.approx((r["mean"] - r["truth"]) / r["sd"])
+        # every correction at the same point, the shipped one among them
+        reports = r["corrections"]
+        assert set(reports) == set(calib.CORRECTIONS)
+        assert reports["iterated"] == {"mean": r["mean"], "z": r["z"]}
+        assert reports["none"]["mean"] == r["posterior_mean"]
     assert calib.main(args) == 0  # resumed: nothing run again
     assert len((out / "runs.jsonl").read_text().splitlines()) == 2
     assert "2 runs on disk, 0 to go" in capsys.readouterr().out
@@ -53,7 +58,9 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
     summary = json.loads((again / "summary.json").read_text())
     assert summary["setting"]["rescored"] == str(out / "runs.jsonl")
     assert set(summary["functions"]) == {"flat", "cliff"}
-    assert "| flat | 1 |" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "| flat | 1 |" in text and "| selection | " in text and "| iterated | " in text
+    assert summary["corrections"]["iterated"] == summary["functions"]
 
     # a stored run without its trials, the input file as the output, a missing file
     bare = tmp_path / "bare.jsonl"
