@@ -38,6 +38,7 @@ same point, and a second table compares them on the same trials.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -179,7 +180,7 @@ def rescore_one(record: dict[str, Any]) -> dict[str, Any]:
         ValueError: When the record lacks its trials (a run recorded before they were kept).
     """
     import optuna
-    from optuna.distributions import FloatDistribution
+    from optuna.distributions import BaseDistribution, FloatDistribution
     from optuna.trial import create_trial
 
     from tuning.samplers.noise import VARIANCE_ATTR, winrate_variance
@@ -191,7 +192,7 @@ def rescore_one(record: dict[str, Any]) -> dict[str, Any]:
             f"{', '.join(missing)}: only runs that recorded their trials can be re-scored"
         )
     games = int(record["games"])
-    space = {f"g{i}": FloatDistribution(LOW, HIGH) for i in range(4)}
+    space: dict[str, BaseDistribution] = {f"g{i}": FloatDistribution(LOW, HIGH) for i in range(4)}
     study = optuna.create_study(direction="maximize")
     for point, value, truth in zip(
         record["points"], record["values"], record["truths"], strict=True
@@ -358,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = {(r["function"], r["seed"]) for r in records}
         seeds = range(min(r["seed"] for r in stored), max(r["seed"] for r in stored) + 1)
         jobs = [
-            (r["function"], r["seed"], lambda r=r: rescore_one(r))
+            (r["function"], r["seed"], functools.partial(rescore_one, r))
             for r in stored
             if (r["function"], r["seed"]) not in done
         ]
@@ -371,8 +372,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             (
                 f,
                 s,
-                lambda f=f, s=s: run_one(
-                    f, s, trials=args.trials, games=args.games, startup=args.startup
+                functools.partial(
+                    run_one, f, s, trials=args.trials, games=args.games, startup=args.startup
                 ),
             )
             for s in seeds
