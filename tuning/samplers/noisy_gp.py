@@ -11,10 +11,12 @@ biased up (the winner's curse, ``docs/tuning.md``).
 
 * **Model**: BoTorch's ``SingleTaskGP`` with ``train_Yvar`` (a fixed, heteroscedastic
   Gaussian noise per observation; Rasmussen & Williams, *Gaussian Processes for Machine
-  Learning*, 2006, §2.2), BoTorch's default kernel and priors (Hvarfner, Hellsten & Nardi,
-  *Vanilla Bayesian optimization performs great in high dimensions*, ICML 2024), outcomes
-  standardised, inputs scaled to the unit cube (log scale for log parameters). The kernel
-  hyperparameters are fitted by maximum marginal likelihood; the noise is not fitted.
+  Learning*, 2006, §2.2), a constant kernel for the overall level plus a learnt output scale
+  times BoTorch's dimension-scaled RBF kernel (Hvarfner, Hellsten & Nardi, *Vanilla Bayesian
+  optimization performs great in high dimensions*, ICML 2024), outcomes in units of the
+  median noise sd (:func:`_fit`), inputs scaled to the unit cube (log scale for log
+  parameters). The kernel hyperparameters are fitted by maximum a posteriori; the noise is
+  not fitted.
 * **Acquisition**: ``qLogNoisyExpectedImprovement`` (Letham, Karrer, Ottoni & Bakshy,
   *Constrained Bayesian optimization with noisy experiments*, Bayesian Analysis 2019, for
   noisy EI: the improvement is taken over the GP's joint posterior at the evaluated points,
@@ -24,8 +26,10 @@ biased up (the winner's curse, ``docs/tuning.md``).
   point.
 * **Recommendation** (:func:`recommend`): the evaluated point with the best posterior mean,
   reported with its posterior standard deviation beside its raw winrate. The posterior mean
-  shrinks a lucky trial towards its neighbours, so it is not biased up the way the best raw
-  value is.
+  shrinks a lucky trial towards its neighbours, so it is far less biased up than the best
+  raw value; what bias is left (the best of the means is still a little lucky, and a real
+  winner is pulled down) is estimated by an iterated parametric bootstrap
+  (:func:`selection_bias`) and taken off.
 
 Seeding: the acquisition's quasi-Monte-Carlo samples and its optimiser's restarts are seeded
 by ``(seed, trial number)``, like :class:`tuning.samplers.TrialSeededSampler`; a study run by one
@@ -249,9 +253,17 @@ class _Smoother:
         # the grid is uniform in log s: the prior density in s times s
         self.log_prior = gamma.logpdf(SIGNAL_GRID, shape, scale=1.0 / rate) + np.log(SIGNAL_GRID)
 
+    CHUNK = 2_000
+    """Outcome vectors per block of :meth:`__call__` (bounds its memory: ``CHUNK`` times the
+    grid's 57 values times the number of trials)."""
+
     def __call__(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior means and sds (each ``(B, n)``) for outcomes ``values`` (``(B, n)``)."""
-        y = (np.atleast_2d(values) - self.center) / self.scale
+        rows = np.atleast_2d(values)
+        if len(rows) > self.CHUNK:
+            blocks = [self(rows[k : k + self.CHUNK]) for k in range(0, len(rows), self.CHUNK)]
+            return np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+        y = (rows - self.center) / self.scale
         quad = np.einsum("bi,sij,bj->bs", y, self.inverse, y)
         log_w = -0.5 * quad - 0.5 * self.logdet[None, :] + self.log_prior[None, :]
         w = np.exp(log_w - log_w.max(axis=1, keepdims=True))
@@ -291,13 +303,15 @@ class Recommendation:
 
     Attributes:
         trial: Its trial.
-        mean: The estimate of its winrate: the posterior mean less the selection bias.
+        mean: The estimate of its winrate: the posterior mean less ``selection_bias``.
         sd: The posterior standard deviation.
         value: Its raw winrate (biased up when it was selected by that value).
         noise_sd: Its sampling standard deviation.
         posterior_mean: The GP's posterior mean at the point, before the correction.
-        selection_bias: What choosing the best of the posterior means adds to the chosen
-            one, estimated by :func:`selection_bias` (subtracted in ``mean``).
+        selection_bias: The bias of the best posterior mean as an estimate of its point's
+            value, estimated by :func:`selection_bias` (subtracted in ``mean``): what
+            choosing the best of the means adds, less what the smoother takes from a real
+            winner; negative where the second is larger.
     """
 
     trial: FrozenTrial
@@ -312,7 +326,8 @@ class Recommendation:
         """One line: the trial, its estimate and sd, the correction, its raw value.
 
         ``"trial 7: estimate 0.531 (sd 0.021; posterior mean 0.541 less 0.010 for the
-        selection), raw 0.600 over 60 games"``.
+        selection and the smoothing), raw 0.600 over 60 games"`` (``plus`` where the
+        correction raises the mean).
 
         A trial of the trap-tree objective counts trees (its user attribute ``unit``).
         """
@@ -320,7 +335,8 @@ class Recommendation:
         before = self.mean if self.posterior_mean is None else self.posterior_mean
         return (
             f"trial {self.trial.number}: estimate {self.mean:.3f} (sd {self.sd:.3f}; "
-            f"posterior mean {before:.3f} less {self.selection_bias:.3f} for the selection), "
+            f"posterior mean {before:.3f} {'less' if self.selection_bias >= 0 else 'plus'} "
+            f"{abs(self.selection_bias):.3f} for the selection and the smoothing), "
             f"raw {self.value:.3f} over {attrs.get('games', '?')} {attrs.get('unit', 'games')}"
         )
 
@@ -367,45 +383,99 @@ def posterior_at_trials(
 
 
 SELECTION_DRAWS = 500
-"""Simulated studies of :func:`selection_bias`."""
+"""Simulated studies of the first level of :func:`selection_bias`."""
+
+SECOND_LEVEL = (200, 100)
+"""Simulated studies of its second level: worlds (the first level's first draws) and draws
+in each."""
 
 
-def selection_bias(post: Posterior, sign: float = 1.0, *, draws: int = SELECTION_DRAWS) -> float:
-    """How much the best of the posterior means overstates the chosen point's value.
+def _total_error(
+    resample: Callable[[np.ndarray], np.ndarray],
+    truth: np.ndarray,
+    noise_sd: np.ndarray,
+    sign: float,
+    rng: np.random.Generator,
+    draws: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Simulated studies of the world ``truth`` (``(W, n)``: one world a row).
 
-    A parametric bootstrap of the choice (Efron & Tibshirani, *An Introduction to the
-    Bootstrap*, 1993, ch. 10; Sun & Bull, *Reduction of selection bias in genomewide
-    studies by resampling*, Genetic Epidemiology 28, 2005): take the posterior means as the
-    truth, draw each trial's value again with its own noise, recompute the posterior means
-    (hyperparameters fixed), choose the best, and average its posterior mean less the
-    average of that point's posterior means over all draws (what the point gets when it is
-    not chosen for it). Where the trials differ by noise alone, the chosen point is the
-    luckiest and the bias is about one posterior sd; where one region is clearly better, it
-    is near zero.
+    Each draws every trial's value again with its own noise, recomputes the posterior means
+    and chooses the best. Returns the chosen mean less that point's true value, in the
+    direction of ``sign`` (``(W, draws)``), and the posterior means (``(W, draws, n)``).
+    """
+    worlds, n = truth.shape
+    values = truth[:, None, :] + noise_sd * rng.standard_normal((worlds, draws, n))
+    means = resample(values.reshape(-1, n)).reshape(worlds, draws, n)
+    picks = np.argmax(sign * means, axis=2)
+    chosen = np.take_along_axis(means, picks[..., None], axis=2)[..., 0]
+    return sign * (chosen - np.take_along_axis(truth, picks, axis=1)), means
+
+
+def selection_bias(
+    post: Posterior,
+    sign: float = 1.0,
+    *,
+    draws: int = SELECTION_DRAWS,
+    second_level: tuple[int, int] | None = SECOND_LEVEL,
+) -> float:
+    """How much the best of the posterior means overstates the value of its point.
+
+    The reported point is the one with the best posterior mean, and that mean errs two ways:
+    choosing the best of noisy means favours a lucky point (up: the winner's curse), and the
+    smoother pulls a point that is truly better than the rest towards the common level
+    (down). This estimates their sum, the bias of the best posterior mean as an estimate of
+    its own point's value, by a parametric bootstrap (Efron & Tibshirani, *An Introduction
+    to the Bootstrap*, 1993, ch. 10, for the bias ``E*[T*] - θ(F̂)``): take the posterior
+    means as the true values, draw each trial's value again with its own noise, recompute
+    the posterior means (hyperparameters fixed), choose the best, and average the chosen
+    mean less that point's assumed true value. Where the trials differ by noise alone this
+    is about the luck of the chosen point; where one region is clearly better, the two
+    effects nearly cancel.
+
+    The bootstrap's world is the posterior means, which are smoother than the truth: a
+    better region in it is lower than in fact, the smoother pulls it down less, and choosing
+    in it looks more like choosing among ties. So the single bootstrap over-corrects where a
+    winner is real. The second level measures this error of the bootstrap and removes it
+    (the iterated bootstrap's bias correction ``t - 2b + E*[b*]``; Hall & Martin, *On
+    bootstrap resampling and iteration*, Biometrika 75, 1988; Davison & Hinkley, *Bootstrap
+    Methods and their Application*, 1997, §3.9): in each of the first level's worlds, the
+    same bootstrap around that world's own posterior means estimates the bias ``b*``, and
+    the correction is ``2 b - mean(b*)``.
+
     Seeded by the number of trials: the same study gives the same estimate.
 
     Args:
         post: The posterior (:func:`posterior_at_trials`).
         sign: ``1`` when larger values are better, ``-1`` when smaller.
-        draws: Simulated studies.
+        draws: Simulated studies of the first level.
+        second_level: Worlds and draws in each of the second level; ``None``: the single
+            bootstrap (``b``).
 
     Returns:
-        The bias in the direction of ``sign`` (positive: the report is too good); 0 without
-        a fitted GP.
+        The bias in the direction of ``sign`` (positive: the report is too good; it may be
+        negative where a real winner's mean was pulled down more than its luck lifted it);
+        0 without a fitted GP.
     """
+    check_int("draws", draws, min=1)
+    if second_level is not None and (
+        len(second_level) != 2
+        or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in second_level)
+    ):
+        raise ValueError(
+            f"second_level must be (worlds, draws), two ints >= 1, or None; got {second_level!r}"
+        )
     if post.resample is None:
         return 0.0
     rng = np.random.default_rng([len(post.trials), 20])
-    values = post.mean[None, :] + post.noise_sd[None, :] * rng.standard_normal(
-        (draws, len(post.mean))
-    )
-    means = post.resample(values)
-    picks = np.argmax(sign * means, axis=1)
-    rows = np.arange(draws)
-    # against each point's average posterior mean over the draws, not its assumed truth: the
-    # smoother's own shrinkage is the same whether a point is chosen or not, and is not a
-    # selection effect
-    return float(np.mean(sign * (means[rows, picks] - means.mean(axis=0)[picks])))
+    errors, means = _total_error(post.resample, post.mean[None, :], post.noise_sd, sign, rng, draws)
+    first = float(np.mean(errors))
+    if second_level is None:
+        return first
+    worlds, inner = second_level
+    worlds = min(worlds, draws)
+    again, _ = _total_error(post.resample, means[0, :worlds], post.noise_sd, sign, rng, inner)
+    return 2.0 * first - float(np.mean(again))
 
 
 def recommendation_of(post: Posterior, sign: float = 1.0) -> Recommendation:

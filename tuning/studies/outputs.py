@@ -22,13 +22,13 @@ In the study's output folder:
 
 The recommended trial is the evaluated point with the best **posterior mean** of the
 fixed-noise GP (:func:`tuning.samplers.noisy_gp.recommend`), whatever sampler proposed the
-points: it is reported by its **estimate**, the posterior mean less what choosing the best
-of the posterior means adds to it (``selection_bias``,
-:func:`tuning.samplers.noisy_gp.selection_bias`), with its posterior standard deviation,
-beside its raw winrate and the uncorrected posterior mean; it is what the parameter file
-holds and the verification match plays. The trial with the best raw winrate is reported too;
-its winrate is biased upwards (it won a selection among noisy values). The verification
-match, with games the study never saw, is the honest measure.
+points: it is reported by its **estimate**, the posterior mean less its estimated bias
+(``selection_bias``, :func:`tuning.samplers.noisy_gp.selection_bias`: what choosing the best
+of the posterior means adds, less what the smoother takes from a real winner), with its
+posterior standard deviation, beside its raw winrate and the uncorrected posterior mean; it
+is what the parameter file holds and the verification match plays. The trial with the best
+raw winrate is reported too; its winrate is biased upwards (it won a selection among noisy
+values). The verification match, with games the study never saw, is the honest measure.
 """
 
 from __future__ import annotations
@@ -400,8 +400,10 @@ class StudyReport:
         lines.append(
             f"recommended trial {b['number']} (best GP posterior mean): estimate "
             f"{b['estimate']:.3f} (sd {b['posterior_sd']:.3f}; the posterior mean "
-            f"{b['posterior_mean']:.3f} less {b['selection_bias']:.3f}, what choosing the best "
-            f"of the posterior means adds); its raw {rate} "
+            f"{b['posterior_mean']:.3f} {'less' if b['selection_bias'] >= 0 else 'plus'} "
+            f"{abs(b['selection_bias']):.3f}, its estimated bias: what choosing the best of "
+            "the posterior means adds, less what the smoother takes from a real winner); "
+            f"its raw {rate} "
             f"{b['winrate']:.3f} over {b['games']} {unit} "
             f"[{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]"
         )

@@ -282,7 +282,9 @@ def test_the_recommendation_is_corrected_for_choosing_the_best_posterior_mean() 
     assert pick.selection_bias > 0.002
     assert pick.mean == pytest.approx(pick.posterior_mean - pick.selection_bias)
     assert 0.2 * pick.sd < pick.selection_bias < 2 * pick.sd  # about one posterior sd
-    assert "less" in pick.describe() and "for the selection" in pick.describe()
+    assert "less" in pick.describe() and "for the selection and the smoothing" in pick.describe()
+    raised = dataclasses.replace(pick, selection_bias=-0.004, mean=pick.posterior_mean + 0.004)
+    assert f"posterior mean {pick.posterior_mean:.3f} plus 0.004 for" in raised.describe()
     # one region clearly better (0.8 against 0.3 elsewhere): the choice costs nearly nothing
     clear = _fixed_study(
         [(float(x), float(rng.binomial(100, 0.8 if x > 0.7 else 0.3)), 100) for x in xs]
@@ -293,6 +295,38 @@ def test_the_recommendation_is_corrected_for_choosing_the_best_posterior_mean() 
     # the same study gives the same correction (seeded by its number of trials)
     again = recommend(flat)
     assert again is not None and again.selection_bias == pick.selection_bias
+
+
+def test_the_second_level_keeps_the_correction_for_noise_and_removes_it_for_a_real_winner() -> None:
+    rng = np.random.default_rng(5)
+    xs = rng.uniform(size=20)
+    # pure noise: the bootstrap's world (the posterior means) is nearly the true flat one, so
+    # the second level changes little: the correction stays about the single bootstrap's
+    flat = posterior_at_trials(
+        _fixed_study([(float(x), float(rng.binomial(100, 0.5)), 100) for x in xs]).trials
+    )
+    single = noisy_gp.selection_bias(flat, second_level=None)
+    double = noisy_gp.selection_bias(flat)
+    assert single > 0.2 * flat.sd[np.argmax(flat.mean)]
+    assert abs(double - single) < 0.3 * single
+    # a real winner (0.58 where x > 0.7, 0.5 elsewhere): the posterior means' region is
+    # lower than the truth's, so the single bootstrap takes its choice for more luck than it
+    # is; the second level sees that and the correction turns to the smoother's pull down
+    for seed in (5, 6, 7):
+        rng = np.random.default_rng(seed)
+        xs = rng.uniform(size=20)
+        real = posterior_at_trials(
+            _fixed_study(
+                [(float(x), float(rng.binomial(100, 0.58 if x > 0.7 else 0.5)), 100) for x in xs]
+            ).trials
+        )
+        first = noisy_gp.selection_bias(real, second_level=None)
+        second = noisy_gp.selection_bias(real)
+        assert second < first and second < 0, (seed, first, second)
+    with pytest.raises(ValueError, match="draws must be an int >= 1"):
+        noisy_gp.selection_bias(flat, draws=0)
+    with pytest.raises(ValueError, match=r"second_level must be \(worlds, draws\)"):
+        noisy_gp.selection_bias(flat, second_level=(10, 0))
 
 
 def test_the_signal_variance_is_learnt_not_the_spread_of_the_values() -> None:

@@ -66,6 +66,11 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     b = report.best
     assert b["estimate"] == pytest.approx(b["posterior_mean"] - b["selection_bias"])
     assert f"estimate {b['estimate']:.3f}" in report.format()
+    word = "less" if b["selection_bias"] >= 0 else "plus"
+    assert (
+        f"the posterior mean {b['posterior_mean']:.3f} {word} {abs(b['selection_bias']):.3f}, "
+        "its estimated bias" in report.format()
+    )
     meta = json.loads(Path(report.best_file).read_text())["meta"]
     assert meta["estimate"] == pytest.approx(b["estimate"]) and "selection_bias" in meta
     best_file = Path(report.best_file)
@@ -77,6 +82,8 @@ def test_tiny_study_completes_with_the_gp_sampler(tmp_path: Path) -> None:
     assert 0 <= report.verification["ci95"][0] <= report.verification["winrate"] <= 1
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["best"]["number"] == best.number
+    for key in ("estimate", "posterior_mean", "posterior_sd", "selection_bias"):
+        assert summary["best"][key] == pytest.approx(b[key])
     # its paths are relative to its folder: the folder can move, a re-run elsewhere rewrites it
     assert summary["best_file"] == best_file.name and summary["history_plot"] == "history.png"
     assert summary["storage"] == f"sqlite:///{Path(config.storage_url[10:]).name}"

@@ -1,0 +1,75 @@
+"""The BO calibration study at a tiny size: a run, its resume, and re-scoring stored runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bo_calibration", ROOT / "scripts" / "bo_calibration.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bo_calibration"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calib = _script()
+    out = tmp_path / "runs"
+    tiny = ["--seeds", "1", "--first-seed", "3", "--trials", "5", "--startup", "4"]
+    args = [*tiny, "--games", "30", "--functions", "flat", "cliff", "--out", str(out)]
+    assert calib.main(args) == 0
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [(r["function"], r["seed"]) for r in runs] == [("flat", 3), ("cliff", 3)]
+    for r in runs:
+        assert len(r["points"]) == len(r["values"]) == len(r["truths"]) == 5
+        assert r["mean"] == pytest.approx(r["posterior_mean"] - r["selection_bias"])
+        assert r["z"] == pytest.approx((r["mean"] - r["truth"]) / r["sd"])
+        # every correction at the same point, the shipped one among them
+        reports = r["corrections"]
+        assert set(reports) == set(calib.CORRECTIONS)
+        assert reports["iterated"] == {"mean": r["mean"], "z": r["z"]}
+        assert reports["none"]["mean"] == r["posterior_mean"]
+    assert calib.main(args) == 0  # resumed: nothing run again
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 2
+    assert "2 runs on disk, 0 to go" in capsys.readouterr().out
+
+    # the same trials, re-scored by the same model: the same report
+    again = tmp_path / "again"
+    assert calib.main(["--rescore", str(out / "runs.jsonl"), "--out", str(again)]) == 0
+    rescored = [json.loads(line) for line in (again / "runs.jsonl").read_text().splitlines()]
+    for old, new in zip(runs, rescored, strict=True):
+        assert new["values"] == old["values"] and new["trial"] == old["trial"]
+        assert new["mean"] == pytest.approx(old["mean"], abs=1e-3)
+        assert new["sd"] == pytest.approx(old["sd"], abs=1e-3)
+    summary = json.loads((again / "summary.json").read_text())
+    assert summary["setting"]["rescored"] == str(out / "runs.jsonl")
+    assert set(summary["functions"]) == {"flat", "cliff"}
+    text = capsys.readouterr().out
+    assert "| flat | 1 |" in text and "| selection | " in text and "| iterated | " in text
+    assert summary["corrections"]["iterated"] == summary["functions"]
+
+    # a stored run without its trials, the input file as the output, a missing file
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({k: runs[0][k] for k in ("function", "seed", "mean")}) + "\n")
+    for bad, message in (
+        (["--rescore", str(bare), "--out", str(tmp_path / "b")], "has no points"),
+        (["--rescore", str(out / "runs.jsonl"), "--out", str(out)], "to another --out"),
+        (["--rescore", str(tmp_path / "none.jsonl"), "--out", str(again)], "no file"),
+    ):
+        with pytest.raises(SystemExit):
+            calib.main(bad)
+        assert message in capsys.readouterr().err
