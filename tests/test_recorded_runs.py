@@ -103,3 +103,35 @@ def test_the_noise_simulation_table_regenerates_from_the_record() -> None:
     assert format_table(rows) + "\n" == (run / "table.md").read_text(encoding="utf-8")
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert _close(json.loads(json.dumps(rows)), summary["rows"])
+
+
+MATCH_SUMMARIES = sorted(
+    p
+    for p in (ROOT / "docs" / "results").rglob("summary.json")
+    if isinstance(json.loads(p.read_text(encoding="utf-8")).get("match"), dict)
+)
+
+
+def test_every_recorded_book_is_a_reference_that_resolves_to_its_results_header() -> None:
+    """A recorded summary keeps no book list (an empty one aside): a reference that resolves."""
+    import gzip
+
+    from agents.matches.summary_book import book_sha256, is_book_reference, recorded_book
+
+    assert len(MATCH_SUMMARIES) >= 30
+    referred = 0
+    for path in MATCH_SUMMARIES:
+        name = path.relative_to(ROOT)
+        book = json.loads(path.read_text(encoding="utf-8"))["match"]["book"]
+        if book == []:
+            continue
+        assert is_book_reference(book), f"{name}: a book list (record it with gomcts record)"
+        results = path.parent / book["in"]
+        with gzip.open(results, "rb") as packed:
+            header = json.loads(packed.readline())
+        assert header["kind"] == "header"
+        assert book["sha256"] == book_sha256(header["match"]["book"]), name
+        assert book["openings"] == len(header["match"]["book"]), name
+        assert recorded_book(path.parent) == header["match"]["book"]
+        referred += 1
+    assert referred >= 18

@@ -10,7 +10,9 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
   (:func:`agents.stored.compress`), ``sgf/`` folders left out (they are exported on demand),
   plots stored as 256-colour PNGs (line plots whose few hundred colours are antialiasing
   shades; a third of the size, no visible change), JSON files with each list of numbers on
-  one line (the same values), everything else copied as it is.
+  one line (the same values), a match summary's opening book replaced by a reference to the
+  same book in the results file's header (:mod:`agents.matches.summary_book`, which reads it
+  back), everything else copied as it is.
 
 The command line is ``gomcts sgf export RUN [--out DIR]`` and ``gomcts record RUN DEST``
 (:mod:`agents.matches.records_cli`).
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.matches.results import GameOutcome, ResultsError, read_results, stored_results
+from agents.matches.summary_book import SUMMARY_NAME, refer_book
 from agents.stored import StoredFileError, compress, is_compressed
 from go_env.rules import KoRule, Rules
 from go_env.sgf import GameRecord, record_from_state, save_sgf
@@ -225,7 +228,10 @@ def record_run(
     first), and so are SQLite study databases (``study.db.gz``, read through
     :func:`tuning.studies.storage.recorded_storage_url`), ``sgf/`` folders are left out
     (:func:`export_sgf` writes them again), PNG plots
-    are stored as 256-colour PNGs, and every other file is copied as it is. A file of the
+    are stored as 256-colour PNGs, a match's ``summary.json`` keeps its opening book as a
+    reference when the results file's header holds the same book
+    (:func:`agents.matches.summary_book.refer_book`; the book stays otherwise), and every
+    other file is copied as it is. A file of the
     destination with the same name is replaced, a compressed results file by a newer plain
     one and the other way round.
 
@@ -236,7 +242,8 @@ def record_run(
 
     Returns:
         Counts: ``files`` copied, ``compressed`` results files, ``plots``, ``sgf_left_out``,
-        and ``bytes_before``/``bytes_after`` (the source's files, the record's files).
+        ``books`` (summaries whose book became a reference), and
+        ``bytes_before``/``bytes_after`` (the source's files, the record's files).
 
     Raises:
         RecordError: When ``source`` is not a folder, ``dest`` lies inside it, or a results
@@ -251,7 +258,8 @@ def record_run(
     if dst.resolve() != src.resolve() and dst.resolve().is_relative_to(src.resolve()):
         raise RecordError(f"{dst} lies inside {src}; record it somewhere else")
     counts = dict.fromkeys(
-        ("files", "compressed", "plots", "sgf_left_out", "bytes_before", "bytes_after"), 0
+        ("files", "compressed", "plots", "sgf_left_out", "books", "bytes_before", "bytes_after"),
+        0,
     )
     files = sorted(p for p in src.rglob("*") if p.is_file())
     for path in files:
@@ -303,6 +311,12 @@ def record_run(
             data = _small_png(data)
             counts["plots"] += 1
         elif path.suffix == ".json":
+            if path.name == SUMMARY_NAME:
+                data, referred = _refer_book(data, path.parent)
+                if referred:
+                    counts["books"] += 1
+                    if say is not None:
+                        say(f"[record] {relative}: the opening book is kept in the results file")
             data = _compact_json(data)
         if target != path or data != path.read_bytes():
             target.write_bytes(data)
@@ -320,6 +334,18 @@ def record_run(
             f"{counts['bytes_before']:,} -> {counts['bytes_after']:,} bytes"
         )
     return counts
+
+
+def _refer_book(data: bytes, folder: Path) -> tuple[bytes, bool]:
+    """A summary's bytes with its book as a reference (``True``) or as they are (``False``)."""
+    try:
+        summary = json.loads(data)
+    except ValueError:
+        return data, False
+    referred = refer_book(summary, folder)
+    if referred is None:
+        return data, False
+    return (json.dumps(referred, indent=2) + "\n").encode("utf-8"), True
 
 
 def _check_results(path: Path) -> None:
