@@ -83,3 +83,52 @@ def gnugo_engine(gnugo_path: str) -> Iterator[GtpProcess]:
 
     with GtpProcess([gnugo_path, "--mode", "gtp", "--level", "0"], timeout=30.0) as engine:
         yield engine
+
+
+TINY_SELFPLAY = dict(
+    komi=0.5,
+    max_moves=24,
+    generations=1,
+    games=3,
+    sims=4,
+    fast_sims=2,
+    full_share=0.5,
+    considered=4,
+    train_steps=1,
+    batch_size=8,
+    gate_sims=2,
+    gate_games=2,
+    book_size=2,
+    ladder_games=2,
+    ladder_every=1,
+    games_per_worker=2,
+    workers=1,
+)
+"""A self-play run small enough for a test (5x5, a one-block network, a few games)."""
+
+
+@pytest.fixture
+def selfplay_config() -> Callable[..., Any]:
+    """Make the tiny self-play run's config, fields overridden by keyword."""
+    from agents.nets.model import NetConfig
+    from agents.nets.training.selfplay_config import SelfPlayConfig
+
+    def make(**extra: Any) -> Any:
+        base = {"net": NetConfig(size=5, blocks=1, filters=8, history=2), **TINY_SELFPLAY}
+        return SelfPlayConfig(**{**base, **extra})
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def ray() -> Iterator[Any]:
+    """A private Ray of 2 CPUs for a test module (an existing connection is kept)."""
+    from agents.matches.ray_pool import import_ray
+
+    ray = import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started_here:
+        ray.shutdown()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,20 +33,6 @@ CONFIG = MatchConfig(agent_a="mcts:sims=6", agent_b="random", games=8, rules=Rul
 
 def _played(game: GameOutcome) -> tuple[object, ...]:
     return (game.index, game.a_black, game.opening, game.moves, game.result, game.score_a)
-
-
-@pytest.fixture(scope="module")
-def ray() -> Iterator[Any]:
-    """A private Ray of 2 CPUs for this module (an existing connection is kept)."""
-    from agents.matches.ray_pool import import_ray
-
-    ray = import_ray()
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started_here:
-        ray.shutdown()
 
 
 def _pool(config: MatchConfig, **options: Any) -> Any:

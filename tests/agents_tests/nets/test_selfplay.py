@@ -17,7 +17,6 @@ from agents.nets.training.generation import GameSettings, play_selfplay_games
 from agents.nets.training.manifest import Manifest
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay import run_selfplay
-from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.window import game_examples, window_buffer
 from go_env.rules import Rules
 from go_env.state import Color, GoState
@@ -26,30 +25,6 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TINY = NetConfig(size=5, blocks=1, filters=8, history=2)
 RULES = Rules(size=5, komi=0.5, max_moves=24)
-
-
-def _config(**extra) -> SelfPlayConfig:
-    base = dict(
-        net=TINY,
-        komi=0.5,
-        max_moves=24,
-        generations=1,
-        games=3,
-        sims=4,
-        fast_sims=2,
-        full_share=0.5,
-        considered=4,
-        train_steps=1,
-        batch_size=8,
-        gate_sims=2,
-        gate_games=2,
-        book_size=2,
-        ladder_games=2,
-        ladder_every=1,
-        games_per_worker=2,
-        workers=1,
-    )
-    return SelfPlayConfig(**{**base, **extra})
 
 
 def _games(search: str, full_share: float, count: int = 2) -> list[GameRecord]:
@@ -105,8 +80,8 @@ def test_window_examples_carry_the_result_for_the_player_to_move() -> None:
     assert len(window_buffer(_games("puct", 0.5), TINY, RULES)) > 0
 
 
-def test_gate_promotes_only_on_the_sprts_acceptance(tmp_path) -> None:
-    config = _config(gate_games=4)
+def test_gate_promotes_only_on_the_sprts_acceptance(tmp_path, selfplay_config) -> None:
+    config = selfplay_config(gate_games=4)
     torch.manual_seed(1)
     best = save_checkpoint(tmp_path / "best.pt", PolicyValueNet(TINY))
     result = run_gate(best, best, 1, config, tmp_path)
@@ -116,9 +91,9 @@ def test_gate_promotes_only_on_the_sprts_acceptance(tmp_path) -> None:
     assert sprt.model == "pentanomial" and sprt.elo1 == config.gate_elo1
 
 
-def test_run_trains_gates_and_resumes_after_a_kill(tmp_path) -> None:
+def test_run_trains_gates_and_resumes_after_a_kill(tmp_path, selfplay_config) -> None:
     out = tmp_path / "run"
-    config = _config(generations=2)
+    config = selfplay_config(generations=2)
     seen: list[int] = []
 
     def kill_after_two(record: GameRecord) -> None:
@@ -158,20 +133,22 @@ def test_run_trains_gates_and_resumes_after_a_kill(tmp_path) -> None:
     assert (out / "losses.png").exists() and (out / "elo.png").exists()
     assert json.loads((out / "ladder.jsonl").read_text().splitlines()[0])["anchor"] == "initial"
     with pytest.raises(ValueError, match="other settings"):
-        run_selfplay(out, _config(generations=3, sims=5))
-    assert run_selfplay(out, _config(generations=2, workers=2)) == "done"  # runtime may change
+        run_selfplay(out, selfplay_config(generations=3, sims=5))
+    assert (
+        run_selfplay(out, selfplay_config(generations=2, workers=2)) == "done"
+    )  # runtime may change
 
 
-def test_budget_stops_a_start_cleanly(tmp_path) -> None:
+def test_budget_stops_a_start_cleanly(tmp_path, selfplay_config) -> None:
     out = tmp_path / "run"
-    assert run_selfplay(out, _config(), budget_minutes=1e-6) == "budget"
+    assert run_selfplay(out, selfplay_config(), budget_minutes=1e-6) == "budget"
     manifest = Manifest.load(out / "manifest.json")
     assert manifest.data["starts"][0]["status"] == "budget" and manifest.generation == 1
     with pytest.raises(ValueError, match="budget_minutes"):
-        run_selfplay(out, _config(), budget_minutes=0)
+        run_selfplay(out, selfplay_config(), budget_minutes=0)
 
 
-def test_selfplay_command_and_paper_preset(tmp_path, capsys) -> None:
+def test_selfplay_command_and_paper_preset(tmp_path, capsys, selfplay_config) -> None:
     assert NetConfig.preset("paper-9x9") == NetConfig(blocks=4, filters=32, history=5)
     status = gomcts(
         [
@@ -227,9 +204,9 @@ def test_selfplay_command_and_paper_preset(tmp_path, capsys) -> None:
     config = Manifest.load(tmp_path / "cli" / "manifest.json").data["config"]
     assert config["evaluator"] == "net:symmetry=none"
     with pytest.raises(ValueError, match="evaluator must be a 'net'"):
-        _config(evaluator="rollout")
+        selfplay_config(evaluator="rollout")
     with pytest.raises(ValueError, match="bogus"):
-        _config(evaluator="net:bogus=1")
+        selfplay_config(evaluator="net:bogus=1")
 
 
 def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
@@ -273,11 +250,11 @@ def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
         pilot([str(tmp_path / "p2"), "--set", "sims2=3"])
 
 
-def test_a_run_can_start_from_a_checkpoint(tmp_path) -> None:
+def test_a_run_can_start_from_a_checkpoint(tmp_path, selfplay_config) -> None:
     torch.manual_seed(5)
     start = save_checkpoint(tmp_path / "start.pt", PolicyValueNet(TINY))
     out = tmp_path / "run"
-    assert run_selfplay(out, _config(init=str(start)), budget_minutes=1e-6) == "budget"
+    assert run_selfplay(out, selfplay_config(init=str(start)), budget_minutes=1e-6) == "budget"
     first = load_checkpoint(out / "nets" / "gen-0000.pt")
     weights = load_checkpoint(start).weights
     assert all(torch.equal(first.weights[k], weights[k]) for k in weights)
@@ -286,7 +263,7 @@ def test_a_run_can_start_from_a_checkpoint(tmp_path) -> None:
         tmp_path / "other.pt", PolicyValueNet(NetConfig(size=5, blocks=1, filters=4))
     )
     with pytest.raises(ValueError, match="same --preset"):
-        run_selfplay(tmp_path / "run2", _config(init=str(other)), budget_minutes=1e-6)
+        run_selfplay(tmp_path / "run2", selfplay_config(init=str(other)), budget_minutes=1e-6)
 
 
 def test_selfplay_speed_benchmark_quick(tmp_path, capsys) -> None:

@@ -14,18 +14,15 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from agents.cli import main as gomcts
 from agents.matches.ray_pool import RayUnavailableError
-from agents.nets.model import NetConfig
 from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay import run_selfplay
-from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.selfplay_ray import STALE_SECONDS, network_copy
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -33,31 +30,6 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 needs_ray = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None, reason="needs Ray (gomcts[cluster])"
 )
-
-
-def _config(**extra: Any) -> SelfPlayConfig:
-    """The tiny run of ``test_selfplay.py``."""
-    base: dict[str, Any] = dict(
-        net=NetConfig(size=5, blocks=1, filters=8, history=2),
-        komi=0.5,
-        max_moves=24,
-        generations=1,
-        games=3,
-        sims=4,
-        fast_sims=2,
-        full_share=0.5,
-        considered=4,
-        train_steps=1,
-        batch_size=8,
-        gate_sims=2,
-        gate_games=2,
-        book_size=2,
-        ladder_games=2,
-        ladder_every=1,
-        games_per_worker=2,
-        workers=1,
-    )
-    return SelfPlayConfig(**{**base, **extra})
 
 
 TINY_RUN = [
@@ -69,29 +41,17 @@ TINY_RUN = [
 ]
 
 
-@pytest.fixture(scope="module")
-def ray() -> Iterator[Any]:
-    """A private Ray of 2 CPUs for this module (an existing connection is kept)."""
-    from agents.matches.ray_pool import import_ray
-
-    ray = import_ray()
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started_here:
-        ray.shutdown()
-
-
 class _Stop(Exception):
     """Ends a start from ``on_game``, as a kill would (the phase in progress is kept)."""
 
 
 @needs_ray
 @pytest.mark.slow
-def test_a_ray_run_keeps_its_games_through_a_kill_and_resumes(tmp_path, ray: Any) -> None:
+def test_a_ray_run_keeps_its_games_through_a_kill_and_resumes(
+    tmp_path, ray: Any, selfplay_config
+) -> None:
     out = tmp_path / "run"
-    config = _config(games=6, workers=2, games_per_worker=2)
+    config = selfplay_config(games=6, workers=2, games_per_worker=2)
     seen: list[int] = []
 
     def kill_at(count: int) -> Any:
@@ -145,7 +105,9 @@ def test_the_command_plays_on_ray_with_one_worker_per_cluster_cpu(
     assert sorted(GameFile(out / "games" / "gen-0001.jsonl").read()) == [0, 1, 2, 3]
 
 
-def test_without_ray_the_option_says_how_to_install_it(tmp_path, monkeypatch, capsys) -> None:
+def test_without_ray_the_option_says_how_to_install_it(
+    tmp_path, monkeypatch, capsys, selfplay_config
+) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails, as when not installed
     out = tmp_path / "run"
     assert gomcts(["train", "selfplay", "--out", str(out), "--ray", *TINY_RUN]) == 2
@@ -153,7 +115,7 @@ def test_without_ray_the_option_says_how_to_install_it(tmp_path, monkeypatch, ca
     assert 'pip install "gomcts[cluster]"' in error and "leave out --ray" in error
     assert not out.exists()  # nothing was started
     with pytest.raises(RayUnavailableError, match="gomcts\\[cluster\\]"):
-        run_selfplay(out, _config(), ray="local")
+        run_selfplay(out, selfplay_config(), ray="local")
     assert not out.exists()
 
 
