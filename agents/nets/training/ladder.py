@@ -32,6 +32,7 @@ phase rewrites ``ladder.jsonl`` too.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -137,7 +138,7 @@ def run_ladder(
             seed=config.seed * 1000 + generation + 500_000,
             results=out / "ladder" / f"gen-{generation:04d}-{name}.jsonl",
             deadline=deadline,
-            on_game=None if on_game is None else (lambda r, name=name: on_game(name, r)),
+            on_game=None if on_game is None else functools.partial(on_game, name),
         )
         if stopped and len(result.games) < config.ladder_games:
             return rows, True
