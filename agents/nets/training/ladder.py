@@ -272,9 +272,23 @@ def backfill_ladder(
             raise ValueError(f"generation {g}: its best network {best} is missing")
 
         def progress(name: str, result: MatchResult, g: int = g) -> None:
+            nonlocal finished
             n = len(result.games)
-            if n % PROGRESS_EVERY == 0 or n == config.ladder_games:
-                say(f"generation {g} vs {name}: {n}/{config.ladder_games} games")
+            if n % PROGRESS_EVERY and n < config.ladder_games:
+                return
+            est = result.estimate
+            line = (
+                f"generation {g} vs {name}: {n}/{config.ladder_games} games, score {est.rate:.3f}"
+            )
+            if n >= config.ladder_games:
+                finished += 1
+                rate = finished / max(time.monotonic() - started, 1e-9)
+                eta = (matches - finished) / rate / 60
+                line += (
+                    f", Elo {est.elo:+.0f} [{est.elo_low:+.0f}, {est.elo_high:+.0f}]; "
+                    f"{finished}/{matches} matches, ETA {eta:.1f} min"
+                )
+            say(line)
 
         say(f"generation {g} (best: generation {measured[g]}): vs {', '.join(missing)}")
         new, interrupted = run_ladder(
@@ -282,13 +296,6 @@ def backfill_ladder(
         )
         for row in new:
             row["best_generation"] = measured[g]
-            finished += 1
-            rate = finished / (time.monotonic() - started)
-            say(
-                f"generation {g} vs {row['anchor']}: {row['score']:.3f} over {row['games']} "
-                f"games, Elo {row['elo']} [{row['elo_low']}, {row['elo_high']}]; "
-                f"{finished}/{matches} matches, ETA {(matches - finished) / rate / 60:.1f} min"
-            )
         rows = write_ladder_rows(path, [*read_ladder_rows(path), *new], order)
         plot_elo(rows, folder / "elo.png")
         if interrupted:
