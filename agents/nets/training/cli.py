@@ -1,10 +1,14 @@
-"""The ``gomcts train`` command: supervised learning (``sl``) and self-play (``selfplay``).
+"""The ``gomcts train`` command: supervised learning, self-play, the ladder's backfill.
+
+``sl`` trains from SGF records, ``selfplay`` runs self-play generations, ``ladder`` plays a
+self-play run's missing Elo ladder matches for its past generations.
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
     gomcts train sl data/gnugo9 --out runs/sl --preset b4c32 --steps 2000
     gomcts train selfplay --out runs/selfplay/paper --workers 2 --budget-minutes 170
     gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
+    gomcts train ladder --out runs/selfplay/paper --ladder-anchors gen-0002,supervised@8
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -113,6 +117,10 @@ _SELFPLAY_OPTIONS: dict[str, str] = {
     "ladder_games": "games of the best network against each ladder anchor",
     "ladder_every": "also run the ladder every this many generations (0: after promotions only)",
     "ladder_gnugo": "GTP command of a GNU Go ladder anchor (default none)",
+    "ladder_anchors": "extra ladder anchors after the built-in ones, comma-separated: gen-NNNN "
+    "(the run's nets/gen-NNNN.pt, which must exist), gen-NNNN@SIMS, supervised@SIMS (the "
+    "shipped supervised network at SIMS simulations), e.g. gen-0002,supervised@8; a rerun may "
+    "change them",
     "evaluator": "net evaluator spec without a model, e.g. net:symmetry=random",
     "workers": "worker processes (default 1); with --ray, the Ray workers of self-play "
     "(default one per CPU of the cluster), the gate and ladder then using at most this "
@@ -142,7 +150,9 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
             "--" + name.replace("_", "-"),
             type=kind,
             default=default,
-            help=f"{text} (default {default})",
+            help=f"{text} (default {default!r})"
+            if default == ""
+            else f"{text} (default {default})",
         )
     parser.add_argument(
         "--init",
@@ -219,8 +229,41 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    import dataclasses
+    from pathlib import Path
+
+    from agents.nets.training.ladder import backfill_ladder, parse_generations
+    from agents.nets.training.manifest import Manifest
+    from agents.nets.training.selfplay_config import SelfPlayConfig
+
+    try:
+        path = Path(args.out) / "manifest.json"
+        if not path.exists():
+            raise ValueError(f"{args.out} holds no self-play run (no manifest.json)")
+        saved = SelfPlayConfig.from_dict(Manifest.load(path).data["config"])
+        changes: dict[str, Any] = {}
+        if args.ladder_anchors is not None:
+            changes["ladder_anchors"] = args.ladder_anchors
+        if args.workers is not None:
+            changes["workers"] = args.workers
+        config = dataclasses.replace(saved, **changes)
+        status = backfill_ladder(
+            args.out,
+            config,
+            generations=parse_generations(args.generations),
+            budget_minutes=args.budget_minutes,
+            log=log_line if not args.quiet else None,
+        )
+    except ValueError as exc:
+        print(f"gomcts train ladder: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"status": status, "out": str(args.out)}))
+    return 0
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``train`` subcommand (with ``sl`` and ``selfplay``) to the ``gomcts`` parser."""
+    """Add the ``train`` subcommand (``sl``, ``selfplay``, ``ladder``) to the ``gomcts`` parser."""
     from agents.cli import output_folder
 
     parser = subparsers.add_parser(
@@ -264,3 +307,36 @@ def register(subparsers: Any) -> None:
     _net_arguments(rl, preset="paper-9x9")
     _selfplay_arguments(rl)
     rl.set_defaults(func=_cmd_selfplay)
+
+    lad = sub.add_parser(
+        "ladder",
+        help="play a self-play run's missing ladder matches for its past generations",
+        description="Backfill the Elo ladder of a self-play run (docs/nets.md, 'Self-play'): "
+        "for each past generation whose ladder was measured, its best network plays every "
+        "anchor it has no row for; rewrites ladder.jsonl and elo.png. Resumable: rerun the "
+        "same command. Takes no lock: never run it beside a live gomcts train selfplay start "
+        "on the same folder.",
+    )
+    lad.add_argument("--out", required=True, help="the self-play run's folder")
+    lad.add_argument(
+        "--generations",
+        default=None,
+        metavar="A-B",
+        help="generations to fill, inclusive (default: all past ones)",
+    )
+    lad.add_argument(
+        "--ladder-anchors",
+        default=None,
+        help="extra anchors as in gomcts train selfplay (default: the run's own)",
+    )
+    lad.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: the run's)"
+    )
+    lad.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=None,
+        help="stop cleanly after this many minutes (rerun the command to resume)",
+    )
+    lad.add_argument("--quiet", action="store_true", help="no progress lines")
+    lad.set_defaults(func=_cmd_ladder)

@@ -121,11 +121,13 @@ def play_run_match(
     results: Path,
     deadline: float,
     sprt: SprtConfig | None = None,
+    on_game: Callable[[MatchResult], None] | None = None,
 ) -> tuple[MatchResult, bool]:
     """Play a match of the run (its rules, book and workers) into ``results``.
 
     Games are kept in ``results`` as they finish; the match stops early when the SPRT
-    decides or once ``time.monotonic()`` passes ``deadline``.
+    decides or once ``time.monotonic()`` passes ``deadline``. ``on_game`` is called with the
+    match so far after each game (e.g. progress lines).
 
     Returns:
         The match's result, and whether the deadline stopped it after a game.
@@ -144,6 +146,8 @@ def play_run_match(
 
     def stop(game: GameOutcome, result: MatchResult) -> bool:
         nonlocal stopped
+        if on_game is not None:
+            on_game(result)
         stopped = time.monotonic() >= deadline
         return stopped
 

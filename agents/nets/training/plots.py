@@ -124,24 +124,37 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
     """Plot the Elo of the best network against each ladder anchor by generation.
 
     Rows hold ``generation``, ``anchor``, ``elo``, ``elo_low``, ``elo_high`` (``None`` for an
-    infinite bound, drawn at the plot's edge).
+    infinite bound, drawn at the plot's edge). One curve per anchor, in the order the anchors
+    first appear in the rows. A saturated score (every game won or lost: ``elo`` is ``None``)
+    has no point on the curve; its finite bound is drawn as a triangle pointing the way the
+    Elo lies (up: at least this much; down: at most).
     """
     plt = _pyplot()
     if plt is None or not rows:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for anchor in sorted({r["anchor"] for r in rows}):
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for anchor in dict.fromkeys(r["anchor"] for r in rows):
         mine = sorted((r for r in rows if r["anchor"] == anchor), key=lambda r: r["generation"])
         xs = [r["generation"] for r in mine]
         ys = [r["elo"] if r["elo"] is not None else float("nan") for r in mine]
         lows = [r["elo_low"] if r["elo_low"] is not None else -800.0 for r in mine]
         highs = [r["elo_high"] if r["elo_high"] is not None else 800.0 for r in mine]
         (line,) = ax.plot(xs, ys, "o-", label=f"vs {anchor}")
-        ax.fill_between(xs, lows, highs, alpha=0.15, color=line.get_color())
+        color = line.get_color()
+        ax.fill_between(xs, lows, highs, alpha=0.15, color=color)
+        for marker, bound, side in (("^", "elo_low", "elo_high"), ("v", "elo_high", "elo_low")):
+            points = [
+                (r["generation"], r[bound])
+                for r in mine
+                if r["elo"] is None and r[bound] is not None and r[side] is None
+            ]
+            if points:
+                px, py = zip(*points, strict=True)
+                ax.plot(px, py, marker, color=color, markersize=8, linestyle="none")
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("generation")
-    ax.set_ylabel("Elo of the best network (95% interval)")
+    ax.set_ylabel("Elo of the best network vs the anchor (95%)")
     ax.set_ylim(-800, 800)
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize="small", loc="best")
     return _save(plt, fig, path)

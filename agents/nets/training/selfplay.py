@@ -57,7 +57,7 @@ from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.gating import run_gate
 from agents.nets.training.generation import play_selfplay_games
-from agents.nets.training.ladder import run_ladder
+from agents.nets.training.ladder import anchors, run_ladder, write_ladder_rows
 from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.plots import plot_elo, plot_gate, plot_losses
 from agents.nets.training.records import GameFile, GameRecord
@@ -110,6 +110,7 @@ class _Run:
         self.clock = StartClock()
         self.device = resolve_device(config.device)
         path = out / "manifest.json"
+        anchors(config, out)  # an extra anchor's checkpoint is missing: say so before starting
         if path.exists():
             self.manifest = Manifest.load(path)
             config.check_resume(self.manifest.data["config"])
@@ -373,11 +374,10 @@ class _Run:
         if interrupted:
             return False
         path = self.out / "ladder.jsonl"
-        old = _read_rows(path)
-        kept = [r for r in old if r["generation"] != g]
         for row in rows:
             row["best_generation"] = self.manifest.data["best_generation"]
-        path.write_text("".join(json.dumps(r) + "\n" for r in [*kept, *rows]))
+        # rows of other anchors (a backfill's) are kept; these replace their own
+        write_ladder_rows(path, [*_read_rows(path), *rows], list(anchors(config, self.out)))
         current["ladder"] = rows
         for row in rows:
             self.say(

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from agents.nets.model import NetConfig
 from agents.nets.threads import check_threads
 from agents.nets.training.generation import GameSettings
+from agents.nets.training.ladder_anchors import LadderAnchor, parse_ladder_anchors
 from go_env.rules import Rules
 from go_env.validation import check_int
 
@@ -37,12 +38,15 @@ RUNTIME_FIELDS = frozenset(
         "ladder_games",
         "ladder_every",
         "ladder_gnugo",
+        "ladder_anchors",
     }
 )
 """Fields a resumed run may change: how much to do, with what machine, and how strictly to
 judge (``games``: the next generations' length, e.g. to fit a generation into a session; the
 generation in progress plays up to the new number; the gate's test, e.g. a smaller
-``gate_elo1`` with more ``gate_games`` once the gains per generation shrink). The book, the
+``gate_elo1`` with more ``gate_games`` once the gains per generation shrink; extra ladder
+anchors, once the built-in ones saturate; a manifest written before a field existed resumes
+with its default). The book, the
 fixed N of the gate and ladder, the searches and the training stay as the run began."""
 
 
@@ -83,6 +87,9 @@ class SelfPlayConfig:
         ladder_every: Also measure the ladder every this many generations (0: only after a
             promotion).
         ladder_gnugo: GTP command of a GNU Go anchor (``""``: none).
+        ladder_anchors: Extra anchors, comma-separated, played after the built-in ones in
+            the order given: ``gen-NNNN``, ``gen-NNNN@SIMS``, ``supervised@SIMS``
+            (:mod:`agents.nets.training.ladder_anchors`; ``""``: none).
         init: Checkpoint to start from (``None``: tabula rasa, random weights).
         evaluator: The ``net`` evaluator spec without a model (the run's network is filled
             in), e.g. ``"net:symmetry=random,cache=100000"``; its options pass through.
@@ -124,6 +131,7 @@ class SelfPlayConfig:
     ladder_games: int = 40
     ladder_every: int = 5
     ladder_gnugo: str = ""
+    ladder_anchors: str = ""
     init: str | None = None
     evaluator: str = "net"
     seed: int = 0
@@ -165,6 +173,13 @@ class SelfPlayConfig:
 
         make_evaluator(self.evaluator_spec("default"))  # a bad option fails here, not later
         check_threads(self.threads)
+        extra = self.extra_anchors()
+        if self.net.size != 9 and any(a.generation is None for a in extra):
+            raise ValueError(
+                f"ladder_anchors: supervised@SIMS needs a 9x9 run (the shipped supervised "
+                f"network plays 9x9), this run is {self.net.size}x{self.net.size}; use "
+                "gen-NNNN or gen-NNNN@SIMS anchors"
+            )
         self.settings()  # validates the search fields
         self.rules  # noqa: B018 - validates komi and the move cap
 
@@ -190,13 +205,19 @@ class SelfPlayConfig:
         params.pop(POSITIONAL, None)
         return "net:" + ",".join([model, *(f"{k}={v}" for k, v in params.items())])
 
-    def agent_spec(self, model: str, name: str) -> str:
-        """The fixed-N PUCT agent of the gate and the ladder, with the network at ``model``."""
+    def extra_anchors(self) -> tuple[LadderAnchor, ...]:
+        """The anchors of ``ladder_anchors``, parsed and checked."""
+        return parse_ladder_anchors(self.ladder_anchors, gate_sims=self.gate_sims)
+
+    def agent_spec(self, model: str, name: str, *, sims: int | None = None) -> str:
+        """The fixed-N PUCT agent of the gate and the ladder, with the network at ``model``.
+
+        ``sims``: another fixed N (an extra ladder anchor's); ``None``, the gate's
+        ``gate_sims``, gives the spec every gate and built-in anchor has always had.
+        """
         evaluator = self.evaluator_spec(model)
-        return (
-            f"mcts:policy=puct,sims={self.gate_sims},c={self.c:g},name={name},"
-            f'evaluator="{evaluator}"'
-        )
+        n = self.gate_sims if sims is None else sims
+        return f'mcts:policy=puct,sims={n},c={self.c:g},name={name},evaluator="{evaluator}"'
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
