@@ -20,6 +20,7 @@ __all__ = ["games_per_worker", "register"]
 def register(subparsers: Any) -> None:
     """Add the ``arena`` subcommand to the ``gomcts`` parser."""
     from agents.cli import add_rules_arguments, output_folder
+    from agents.matches.ray_pool import add_ray_option
 
     parser = subparsers.add_parser(
         "arena",
@@ -44,16 +45,10 @@ def register(subparsers: Any) -> None:
         "batched into one network call per round; the same games as K=1 (docs/arena.md). "
         "Local processes only (default 1)",
     )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="ADDRESS",
-        help="play the games as tasks on a Ray cluster: the one this machine belongs to "
-        "(no ADDRESS, or auto), HOST:PORT of its head, ray://HOST:10001, or local (a private "
-        "Ray here); --workers then caps the games in flight (default: the cluster's CPUs). "
-        'Needs pip install "gomcts[cluster]"; see docs/cluster.md',
+    add_ray_option(
+        parser,
+        "play the games as tasks",
+        "--workers then caps the games in flight (default: the cluster's CPUs).",
     )
     parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     parser.add_argument(

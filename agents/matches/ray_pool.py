@@ -46,6 +46,7 @@ __all__ = [
     "ClusterError",
     "RayPool",
     "RayUnavailableError",
+    "add_ray_option",
     "connect",
     "import_ray",
 ]
@@ -77,6 +78,34 @@ def import_ray() -> Any:
             f"it with: {INSTALL_HINT}  (or play on this machine: leave out --ray)"
         ) from None
     return ray
+
+
+ADDRESS_HELP = (
+    "the one this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
+    "ray://HOST:10001, or local (a private Ray here)"
+)
+"""What ``--ray``'s ADDRESS may be (the forms :func:`connect` takes)."""
+
+
+def add_ray_option(parser: Any, what: str, details: str) -> None:
+    """Add ``--ray [ADDRESS]`` to an argparse ``parser``, worded the same in every command.
+
+    The value is ``None`` without the option, ``"auto"`` with no ADDRESS, else ADDRESS.
+
+    Args:
+        parser: The command's parser.
+        what: What runs on the cluster, e.g. ``"play the games as tasks"``.
+        details: The command's own sentence after the address forms.
+    """
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help=f"{what} on a Ray cluster: {ADDRESS_HELP}; {details} Needs {INSTALL_HINT}; "
+        "see docs/cluster.md",
+    )
 
 
 def connect(address: str = "auto") -> Any:

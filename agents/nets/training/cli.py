@@ -134,6 +134,7 @@ _SELFPLAY_OPTIONS: dict[str, str] = {
 def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     import dataclasses
 
+    from agents.matches.ray_pool import add_ray_option
     from agents.nets.training.selfplay_config import SelfPlayConfig
 
     fields = {f.name: f for f in dataclasses.fields(SelfPlayConfig)}
@@ -159,17 +160,11 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="checkpoint to start from, 'default' for the shipped one (default: tabula rasa)",
     )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="ADDRESS",
-        help="play the self-play games on a Ray cluster, as gomcts arena --ray does: the one "
-        "this machine belongs to (no ADDRESS, or auto), HOST:PORT of its head, "
-        "ray://HOST:10001, or local (a private Ray here); each worker plays --games-per-worker "
-        "games at once. A choice of this start, not a setting of the run. Needs "
-        'pip install "gomcts[cluster]"; see docs/cluster.md',
+    add_ray_option(
+        parser,
+        "play the self-play games",
+        "each worker plays --games-per-worker games at once. A choice of this start, not a "
+        "setting of the run.",
     )
     parser.add_argument(
         "--budget-minutes",

@@ -191,3 +191,18 @@ def test_pool_rejects_bad_slots(bad):
 def test_connect_rejects_an_empty_address():
     with pytest.raises(ValueError, match="Ray address"):
         ray_pool.connect(" ")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["arena", "random", "random"], ["train", "selfplay", "--out", "run"]],
+    ids=["arena", "selfplay"],
+)
+def test_ray_option_reads_the_same_in_every_command(command):
+    from agents.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(command).ray is None
+    assert parser.parse_args([*command, "--ray"]).ray == "auto"
+    assert parser.parse_args([*command, "--ray", "local"]).ray == "local"
+    assert parser.parse_args([*command, "--ray", "10.0.0.1:6379"]).ray == "10.0.0.1:6379"
