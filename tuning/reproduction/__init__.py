@@ -11,8 +11,7 @@ loaded lazily: importing this package does not import the agents or Optuna.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from agents.lazy_exports import lazy_exports
 
 __all__ = [
     "MatchRow",
@@ -47,12 +46,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tuning.reproduction' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

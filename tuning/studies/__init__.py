@@ -17,8 +17,7 @@ loaded lazily: importing this package, or one of its light modules, does not imp
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from agents.lazy_exports import lazy_exports
 
 __all__ = [
     "Objective",
@@ -61,12 +60,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tuning.studies' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
