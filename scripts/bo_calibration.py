@@ -270,6 +270,77 @@ def format_table(summary: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+WIDTH_SCALES = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2)
+"""Multiples of the reported sd at which :func:`width_frontier` scores each function."""
+
+
+def homogeneity_p(record: dict[str, Any]) -> float:
+    """The p-value of a chi-square test that a run's trials share one winrate.
+
+    The statistic is ``sum (v_i - vbar)^2 / (vbar (1 - vbar) / games)`` on ``trials - 1``
+    degrees of freedom: what the trials alone can say about whether the box holds any signal
+    (the real studies' test, ``docs/reproduction.md``).
+    """
+    from scipy.stats import chi2
+
+    values = np.asarray(record["values"], dtype=float)
+    level = float(np.clip(values.mean(), 1e-6, 1 - 1e-6))
+    stat = float(np.sum((values - level) ** 2) / (level * (1 - level) / int(record["games"])))
+    return float(chi2.sf(stat, len(values) - 1))
+
+
+def width_frontier(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Could any width meet the coverage target on every function at once?
+
+    The estimate is kept and the interval's sd multiplied by each of :data:`WIDTH_SCALES`;
+    per function, the coverage at each scale. Where no scale puts every function in
+    90-97%, a report meets the targets only if its width tells the functions apart from the
+    trials; ``homogeneity`` (the share of runs whose trials reject a common winrate at 5%,
+    :func:`homogeneity_p`) says how often the trials can.
+    """
+    scales: dict[str, dict[str, float]] = {}
+    homogeneity: dict[str, float] = {}
+    for function in FUNCTIONS:
+        rows = [r for r in records if r["function"] == function]
+        if not rows:
+            continue
+        error = np.array([r["mean"] - r["truth"] for r in rows])
+        sd = np.array([r["sd"] for r in rows])
+        scales[function] = {
+            f"{k:g}": float(np.mean(np.abs(error) <= Z95 * k * sd)) for k in WIDTH_SCALES
+        }
+        kept = [r for r in rows if "values" in r]
+        if kept:
+            homogeneity[function] = float(np.mean([homogeneity_p(r) < 0.05 for r in kept]))
+    meets = [
+        f"{k:g}"
+        for k in WIDTH_SCALES
+        if scales and all(0.90 <= s[f"{k:g}"] <= 0.97 for s in scales.values())
+    ]
+    return {"coverage_at_scale": scales, "scales_meeting_target": meets, "homogeneity": homogeneity}
+
+
+def format_frontier(frontier: dict[str, Any]) -> str:
+    """A markdown table of :func:`width_frontier`: coverage per function at each sd scale."""
+    scales = frontier["coverage_at_scale"]
+    functions = list(scales)
+    lines = [
+        "| sd x | " + " | ".join(functions) + " |",
+        "|---|" + "---|" * len(functions),
+    ]
+    for k in WIDTH_SCALES:
+        cells = [f"{100 * scales[f][f'{k:g}']:.0f}%" for f in functions]
+        lines.append(f"| {k:g} | " + " | ".join(cells) + " |")
+    homogeneity = ", ".join(
+        f"{f} {100 * share:.0f}%" for f, share in frontier["homogeneity"].items()
+    )
+    meets = ", ".join(frontier["scales_meeting_target"]) or "none"
+    lines.append("")
+    lines.append(f"Scales that put every function in 90-97%: {meets}.")
+    lines.append(f"Runs whose trials reject a common winrate (chi-square, 5%): {homogeneity}.")
+    return "\n".join(lines)
+
+
 def format_corrections(by_correction: dict[str, dict[str, dict[str, float]]]) -> str:
     """A markdown table: per correction, each function's coverage and mean z (± s.e.)."""
     functions = [f for f in FUNCTIONS if any(f in s for s in by_correction.values())]
@@ -400,6 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [r for r in records if r["function"] in args.functions and r["seed"] in seeds]
     summary = summarize(chosen)
     by_correction = {name: summarize(chosen, name) for name in CORRECTIONS}
+    frontier = width_frontier(chosen)
     (out / "summary.json").write_text(
         json.dumps(
             {
@@ -408,6 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else {**setting, "rescored": str(args.rescore)},
                 "functions": summary,
                 "corrections": by_correction,
+                "width_frontier": frontier,
             },
             indent=2,
         )
@@ -417,6 +490,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table(summary))
     print()
     print(format_corrections(by_correction))
+    print()
+    print(format_frontier(frontier))
     return 0
 
 

@@ -73,3 +73,31 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
         with pytest.raises(SystemExit):
             calib.main(bad)
         assert message in capsys.readouterr().err
+
+
+def test_the_width_frontier_scores_every_scale_and_the_homogeneity_test() -> None:
+    calib = _script()
+
+    def run(function: str, error: float, values: list[float]) -> dict[str, object]:
+        return {
+            "function": function,
+            "mean": 0.5 + error,
+            "truth": 0.5,
+            "sd": 0.01,
+            "games": 100,
+            "values": values,
+        }
+
+    same = [0.5] * 10  # trials that agree: no reason to reject a common winrate
+    apart = [0.2] * 5 + [0.8] * 5  # 0.2 against 0.8 over 100 games each: rejected
+    records = [run("flat", 0.005, same), run("flat", 0.015, same), run("cliff", 0.0, apart)]
+    frontier = calib.width_frontier(records)
+    flat = frontier["coverage_at_scale"]["flat"]
+    # errors of 0.5 and 1.5 sd: the second is inside from 1.5 / 1.96 = 0.77 sd on
+    assert flat["0.7"] == 0.5 and flat["0.8"] == 1.0
+    assert frontier["coverage_at_scale"]["cliff"]["0.6"] == 1.0
+    assert frontier["scales_meeting_target"] == []  # coverage 50% or 100%, never 90-97%
+    assert frontier["homogeneity"] == {"flat": 0.0, "cliff": 1.0}
+    assert calib.homogeneity_p(records[0]) == pytest.approx(1.0)
+    text = calib.format_frontier(frontier)
+    assert "| 0.8 | 100% | 100% |" in text and "none" in text
