@@ -18,6 +18,8 @@ Usage::
     python benchmarks/selfplay_speed.py --quick
     python benchmarks/selfplay_speed.py --json runs/bench/selfplay.json   # the run's defaults
     python benchmarks/selfplay_speed.py --search puct --full-share 1 --model runs/x/best.pt
+    python benchmarks/selfplay_speed.py --model RUN/best.pt --precision int8 --games 64 \
+        --games-per-worker 32     # a running run's best network, as its workers play
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         net: PolicyValueNet | str = PolicyValueNet(NetConfig.preset("paper-9x9", size=args.size))
     else:
         net = args.model
-    evaluator = NetEvaluator(net, symmetry="random", seed=args.seed)
+    evaluator = NetEvaluator(net, symmetry="random", seed=args.seed, precision=args.precision)
     rules = Rules(size=evaluator.config.size, komi=args.komi, max_moves=args.max_moves)
     settings = GameSettings(
         rules=rules,
@@ -83,6 +85,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "moves_per_cpu_hour": round(moves * per_hour),
         "positions_per_cpu_hour": round(positions * per_hour),
         "simulations_per_cpu_second": round(sims / cpu, 1),
+        "precision": evaluator.precision,
         "network_share": round(shared.stats.forward_seconds / wall, 3),
         "evaluation_share": round(shared.stats.evaluate_seconds / wall, 3),
         "mean_batch": round(shared.stats.mean_batch, 1),
@@ -106,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--games-per-worker", type=int, default=run.games_per_worker)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--precision",
+        choices=("fp32", "bf16", "int8", "auto"),
+        default="fp32",
+        help="the network's precision (docs/nets.md, 'Precision'); the paper-9x9 run's is int8",
+    )
     parser.add_argument("--json", default=None, help="also write the result to this file")
     args = parser.parse_args(argv)
     if args.quick:

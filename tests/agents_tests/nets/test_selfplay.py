@@ -279,3 +279,4 @@ def test_selfplay_speed_benchmark_quick(tmp_path, capsys) -> None:
     result = json.loads((tmp_path / "b.json").read_text())
     assert result["games"] == 2 and result["positions"] > 0
     assert 0 < result["network_share"] <= result["evaluation_share"] <= 1
+    assert result["precision"] == "fp32"
