@@ -377,7 +377,8 @@ def _generations_table(metrics: list[dict[str, Any]], ladder: list[dict[str, Any
         g = int(row["generation"])
         verdict, score = gate_cells(row)
         moves = row.get("mean_moves")
-        cpu = row.get("cpu_seconds")
+        # before run_cpu_seconds existed, cpu_seconds held the start's running total
+        cpu = row.get("cpu_seconds") if "run_cpu_seconds" in row else None
         rows.append(
             [
                 str(g),
