@@ -1,7 +1,8 @@
 """The ``gomcts train`` command: supervised learning, self-play, the ladder's backfill.
 
 ``sl`` trains from SGF records, ``selfplay`` runs self-play generations, ``ladder`` plays a
-self-play run's missing Elo ladder matches for its past generations.
+self-play run's missing Elo ladder matches for its past generations, ``report`` copies a
+self-play run's compact record (manifest, metrics, ladder, plots) and writes its summary.
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
@@ -9,6 +10,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train selfplay --out runs/selfplay/paper --workers 2 --budget-minutes 170
     gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
     gomcts train ladder --out runs/selfplay/paper --ladder-anchors gen-0002,supervised@8
+    gomcts train report --out runs/selfplay/paper --to docs/results/nets/paper
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -257,8 +259,25 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from agents.nets.training.report import write_report
+
+    try:
+        summary = write_report(args.out, args.to, log=None if args.quiet else log_line)
+    except ValueError as exc:
+        print(f"gomcts train report: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        from agents.cli import os_error_message
+
+        print(f"gomcts train report: error: {os_error_message(exc, args.to)}", file=sys.stderr)
+        return 2
+    print(json.dumps({"summary": str(summary), "to": str(args.to)}))
+    return 0
+
+
 def register(subparsers: Any) -> None:
-    """Add the ``train`` subcommand (``sl``, ``selfplay``, ``ladder``) to the ``gomcts`` parser."""
+    """Add the ``train`` subcommand (``sl``, ``selfplay``, ``ladder``, ``report``) to ``gomcts``."""
     from agents.cli import output_folder
 
     parser = subparsers.add_parser(
@@ -335,3 +354,22 @@ def register(subparsers: Any) -> None:
     )
     lad.add_argument("--quiet", action="store_true", help="no progress lines")
     lad.set_defaults(func=_cmd_ladder)
+
+    rep = sub.add_parser(
+        "report",
+        help="copy a self-play run's compact record and write its summary.md",
+        description="Copy a self-play run's manifest.json, metrics.jsonl and ladder.jsonl into "
+        "--to, draw its plots (elo.png, gate.png, losses.png) again from them, and write "
+        "summary.md: its settings, a table of its starts and one of its generations "
+        "(docs/nets.md, 'Self-play'). Never copies the games, networks or trainer state. Only "
+        "reads the run, so it may run beside a live start.",
+    )
+    rep.add_argument("--out", required=True, help="the self-play run's folder (only read)")
+    rep.add_argument(
+        "--to",
+        required=True,
+        type=output_folder,
+        help="the record's folder, outside the run, e.g. docs/results/nets/NAME",
+    )
+    rep.add_argument("--quiet", action="store_true", help="no line per file written")
+    rep.set_defaults(func=_cmd_report)
