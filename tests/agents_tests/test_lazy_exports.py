@@ -26,7 +26,9 @@ def test_an_unknown_name_says_which_package():
         getattr_("nope")
 
 
-@pytest.mark.parametrize("package", ["agents.nets", "tuning.studies", "tuning.reproduction"])
+@pytest.mark.parametrize(
+    "package", ["agents.nets", "agents.nets.training", "tuning.studies", "tuning.reproduction"]
+)
 def test_every_exported_name_resolves(package):
     import importlib
 

@@ -16,6 +16,8 @@ Inference (the model, the leaf evaluator, checkpoints, the ``net`` agent) stays 
   examples from recent generations), :mod:`~agents.nets.training.manifest` (the run's state
   and cost), :mod:`~agents.nets.training.gating` (the SPRT gate, an arena match of
   :mod:`agents.matches`), :mod:`~agents.nets.training.ladder` (Elo against fixed anchors),
+  :mod:`~agents.nets.training.ladder_anchors` (extra anchors between those),
+  :mod:`~agents.nets.training.report` (a run's compact record and summary),
   :mod:`~agents.nets.training.pilot` (choosing the defaults at equal compute);
 * :mod:`agents.nets.training.plots`: loss, gate and Elo plots;
 * :mod:`agents.nets.training.cli`: the ``gomcts train`` command.
@@ -26,8 +28,7 @@ re-exported, loaded lazily so that importing a data module does not import torch
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from agents.lazy_exports import lazy_exports
 
 __all__ = [
     "append_metrics",
@@ -40,11 +41,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'agents.nets.training' has no attribute {name!r}")
-    return getattr(importlib.import_module("agents.nets.training.step"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(__all__, "agents.nets.training.step"))
