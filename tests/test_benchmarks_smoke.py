@@ -138,3 +138,11 @@ def test_bad_arguments_are_refused_with_a_message() -> None:
     )
     assert proc.returncode == 2
     assert "expected a positive integer, got 0" in proc.stderr
+
+
+def test_move_time_times_each_agent_on_the_same_positions() -> None:
+    out = _run("move_time.py", "random", "mcts:sims=8", "--positions", "2", "--size", "5")
+    lines = out.strip().splitlines()
+    assert len(lines) == 2
+    assert re.match(r"^[\d.]+ s a move \(CPU [\d.]+ s, x(1\.00|-)\): random$", lines[0])
+    assert re.match(r"^[\d.]+ s a move \(CPU [\d.]+ s, x([\d.]+|-)\): mcts:sims=8$", lines[1])
