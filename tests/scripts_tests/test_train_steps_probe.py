@@ -1,0 +1,70 @@
+"""The training-steps probe on a tiny self-play run: arms trained, matched, resumed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agents.nets.training.selfplay import run_selfplay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "train_steps_probe", ROOT / "scripts" / "train_steps_probe.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_steps_probe"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_two_arms_are_trained_and_matched_then_a_rerun_resumes(
+    tmp_path: Path, selfplay_config, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
+    probe = _script()
+    out = tmp_path / "probe"
+    args = ["--run", str(run), "--generation", "1", "--steps", "2", "5", "--games", "2"]
+    assert probe.main([*args, "--out", str(out), "--workers", "1"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    first, second = summary["arms"]
+    assert (first["steps"], second["steps"]) == (2, 5)
+    assert "vs_first" not in first and second["vs_first"]["games"] == 2
+    assert 0.0 <= second["vs_first"]["score"] <= 1.0
+    assert (out / "steps-2.pt").exists() and (out / "steps-5.pt").exists()
+    before = (out / "steps-5.pt").read_bytes()
+    assert probe.main([*args, "--out", str(out), "--workers", "1"]) == 0  # resumed
+    assert (out / "steps-5.pt").read_bytes() == before  # not trained again
+    text = capsys.readouterr().out
+    assert "5 steps against 2:" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--generation", "3", "--steps", "2", "5"], "finished generation of the run"),
+        (["--generation", "1", "--steps", "2", "2"], "distinct counts"),
+        (["--generation", "1", "--steps", "2", "5", "--games", "1"], "--games must be"),
+    ],
+)
+def test_bad_arguments_say_what_is_allowed(
+    tmp_path: Path, selfplay_config, capsys: pytest.CaptureFixture[str], extra, message
+) -> None:
+    probe = _script()
+    with pytest.raises(SystemExit):
+        probe.main(["--run", str(tmp_path), "--out", str(tmp_path / "o"), *extra])
+    assert "not a self-play run folder" in capsys.readouterr().err
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
+    with pytest.raises(SystemExit):
+        probe.main(["--run", str(run), "--out", str(tmp_path / "o"), *extra])
+    assert message in capsys.readouterr().err
