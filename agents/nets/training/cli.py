@@ -10,7 +10,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train selfplay --out runs/selfplay/paper --workers 2 --budget-minutes 170
     gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
     gomcts train ladder --out runs/selfplay/paper --ladder-anchors gen-0002,supervised@8
-    gomcts train report --out runs/selfplay/paper --to docs/results/nets/paper
+    gomcts train report --out runs/selfplay/paper --to runs/records/paper
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -369,7 +369,7 @@ def register(subparsers: Any) -> None:
         "--to",
         required=True,
         type=output_folder,
-        help="the record's folder, outside the run, e.g. docs/results/nets/NAME",
+        help="the record's folder, outside the run, e.g. a folder of the project's docs",
     )
     rep.add_argument("--quiet", action="store_true", help="no line per file written")
     rep.set_defaults(func=_cmd_report)

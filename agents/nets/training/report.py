@@ -101,7 +101,7 @@ def _check_destination(run: Path, to: Path) -> None:
     if to_real == run_real or run_real in to_real.parents:
         raise ValueError(
             f"--to {to} is the run folder {run} or inside it; give a folder outside the run "
-            "(e.g. docs/results/nets/NAME)"
+            "(e.g. a folder of the project's docs)"
         )
     if to.exists() and not to.is_dir():
         raise ValueError(f"--to {to} is a file; give a folder, new or existing")
