@@ -113,11 +113,20 @@ class Manifest:
         os.replace(tmp, self.path)
 
     # ------------------------------------------------------------------ starts and costs
-    def begin_start(self, workers: int, games_per_worker: int, *, ray: str | None = None) -> int:
+    def begin_start(
+        self,
+        workers: int,
+        games_per_worker: int,
+        *,
+        ray: str | None = None,
+        changed: dict[str, list[Any]] | None = None,
+    ) -> int:
         """Add a row for this start (status ``running``); its index.
 
         ``ray``: the cluster address the self-play games of this start are played on (the
-        row's ``ray`` field; absent when they are played on this machine).
+        row's ``ray`` field; absent when they are played on this machine). ``changed``: the
+        settings this start changed, name -> ``[before, now]`` (the row's ``changed`` field;
+        absent when none changed).
         """
         row: dict[str, Any] = {
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -132,6 +141,8 @@ class Manifest:
         }
         if ray is not None:
             row["ray"] = ray
+        if changed:
+            row["changed"] = changed
         self.data["starts"].append(row)
         return len(self.data["starts"]) - 1
 

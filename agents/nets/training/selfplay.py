@@ -113,16 +113,21 @@ class _Run:
         anchors(config, out)  # an extra anchor's checkpoint is missing: say so before starting
         if path.exists():
             self.manifest = Manifest.load(path)
-            config.check_resume(self.manifest.data["config"])
+            saved = self.manifest.data["config"]
+            config.check_resume(saved)
+            changed = config.runtime_changes(saved)
             self.manifest.data["config"] = config.to_dict()
             self.say(
                 f"resuming generation {self.manifest.generation} at its {self.manifest.phase} "
                 f"phase (best: generation {self.manifest.data['best_generation']})"
             )
         else:
+            changed = {}
             self.manifest = Manifest.create(path, config.to_dict())
             self._initialise()
-        self.start = self.manifest.begin_start(config.workers, config.games_per_worker, ray=ray)
+        self.start = self.manifest.begin_start(
+            config.workers, config.games_per_worker, ray=ray, changed=changed
+        )
         self.manifest.save()
 
     # ------------------------------------------------------------------ set-up
@@ -329,6 +334,7 @@ class _Run:
             "train_policy": float(np.mean([x["policy"] for x in losses])),
             "train_value": float(np.mean([x["value"] for x in losses])),
             "step": steps,
+            "train_steps": config.train_steps,
             "window_games": len(games),
             "window_positions": len(buffer),
             "train_seconds": round(time.monotonic() - started, 1),

@@ -39,15 +39,19 @@ RUNTIME_FIELDS = frozenset(
         "ladder_every",
         "ladder_gnugo",
         "ladder_anchors",
+        "train_steps",
     }
 )
 """Fields a resumed run may change: how much to do, with what machine, and how strictly to
 judge (``games``: the next generations' length, e.g. to fit a generation into a session; the
 generation in progress plays up to the new number; the gate's test, e.g. a smaller
 ``gate_elo1`` with more ``gate_games`` once the gains per generation shrink; extra ladder
-anchors, once the built-in ones saturate; a manifest written before a field existed resumes
-with its default). The book, the
-fixed N of the gate and ladder, the searches and the training stay as the run began."""
+anchors, once the built-in ones saturate; ``train_steps``, the training of the generations
+not yet trained, as self-play costs far more than training and a run may find that more steps
+on the same games pay; a manifest written before a field existed resumes with its default).
+Each start's row in the manifest records the fields it changed (``changed``), and each
+generation's metrics row its ``train_steps``. The book, the fixed N of the gate and ladder,
+the searches and the rest of the training stay as the run began."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -229,6 +233,19 @@ class SelfPlayConfig:
     def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
         """The config of :meth:`to_dict`'s output."""
         return cls(**{**data, "net": NetConfig.from_dict(data["net"])})
+
+    def runtime_changes(self, saved: dict[str, Any]) -> dict[str, list[Any]]:
+        """The runtime fields whose value differs from ``saved``'s: name -> ``[saved, now]``.
+
+        A field ``saved`` lacks (a manifest written before it existed) counts as its default.
+        """
+        mine = self.to_dict()
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        return {
+            k: [saved.get(k, defaults[k]), mine[k]]
+            for k in sorted(RUNTIME_FIELDS)
+            if saved.get(k, defaults[k]) != mine[k]
+        }
 
     def check_resume(self, saved: dict[str, Any]) -> None:
         """Refuse to continue a run saved with other settings.

@@ -137,6 +137,18 @@ def test_run_trains_gates_and_resumes_after_a_kill(tmp_path, selfplay_config) ->
     assert (
         run_selfplay(out, selfplay_config(generations=2, workers=2)) == "done"
     )  # runtime may change
+    assert "changed" not in manifest.data["starts"][1]
+    assert Manifest.load(out / "manifest.json").data["starts"][2]["changed"] == {"workers": [1, 2]}
+
+
+def test_a_resumed_run_may_train_more_steps_and_records_it(tmp_path, selfplay_config) -> None:
+    out = tmp_path / "run"
+    assert run_selfplay(out, selfplay_config(generations=1, train_steps=1)) == "done"
+    assert run_selfplay(out, selfplay_config(generations=2, train_steps=3)) == "done"
+    rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [(r["train_steps"], r["step"]) for r in rows] == [(1, 1), (3, 4)]
+    starts = Manifest.load(out / "manifest.json").data["starts"]
+    assert starts[1]["changed"] == {"generations": [1, 2], "train_steps": [1, 3]}
 
 
 def test_budget_stops_a_start_cleanly(tmp_path, selfplay_config) -> None:
