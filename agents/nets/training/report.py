@@ -394,6 +394,17 @@ def _generations_table(metrics: list[dict[str, Any]], ladder: list[dict[str, Any
     return _table(header, rows)
 
 
+def _changes(data: dict[str, Any]) -> list[str]:
+    """One line for each start that changed a runtime setting (its row's ``changed``)."""
+    lines = []
+    for k, start in enumerate(data.get("starts", []), 1):
+        changed = start.get("changed") or {}
+        if changed:
+            said = ", ".join(f"`{name}` {old!r} -> {new!r}" for name, (old, new) in changed.items())
+            lines.append(f"Start {k} changed {said}.")
+    return ["", *lines] if lines else []
+
+
 def render_summary(folder: str | PathLike[str]) -> str:
     """``summary.md`` of a record folder, from its own manifest, metrics and ladder files.
 
@@ -430,6 +441,7 @@ def render_summary(folder: str | PathLike[str]) -> str:
         "Wall and CPU time in minutes (CPU: the process and its workers; with Ray, the cluster "
         "workers' too). The last row's games and positions are those of the finished "
         "generations, then those played so far of the generation in progress.",
+        *_changes(data),
         "",
         "## Generations",
         "",

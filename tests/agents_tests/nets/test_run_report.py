@@ -146,7 +146,8 @@ STARTS: list[dict[str, Any]] = [
      "positions": 63000, "status": "budget"},
     {"started": "2026-11-26T11:41:20+01:00", "machine": "big (16 CPUs, x86_64)", "workers": 14,
      "games_per_worker": 4, "wall_seconds": 240.6, "cpu_seconds": 2678.6, "games": 1300,
-     "positions": 29000, "status": "budget", "ray": "10.0.0.1:6379"},
+     "positions": 29000, "status": "budget", "ray": "10.0.0.1:6379",
+     "changed": {"train_steps": [1000, 4000], "workers": [2, 14]}},
 ]  # fmt: skip
 
 
@@ -229,6 +230,9 @@ def test_the_starts_table_has_one_row_a_start_and_the_totals(run: Path):
         "| all |  |  |  | 38.0 | 97.3 (1.6 CPU-hours) | 3,600 in 3 generations, +200 of "
         "generation 4 | 91,519, +481 |  |",
     ]
+    assert "\nStart 2 changed `train_steps` 1000 -> 4000, `workers` 2 -> 14.\n" in render_summary(
+        run
+    )
 
 
 def test_the_generations_table_has_one_row_a_generation_and_a_column_an_anchor(run: Path):
