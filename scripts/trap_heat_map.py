@@ -28,6 +28,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.figures import save_figure
+
 FAMILIES = {
     "honest-k3": (False, 3),
     "deceptive-k3": (True, 3),
@@ -174,7 +176,7 @@ def _write(
                 )
     fig.colorbar(image, ax=ax)
     fig.tight_layout()
-    fig.savefig(folder / "heat.png", dpi=110)
+    save_figure(fig, folder / "heat.png", dpi=110, colours=256)
 
 
 if __name__ == "__main__":

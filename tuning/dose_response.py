@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.figures import save_figure
 from agents.matches.paired import compare_games, sign_test
 from agents.matches.results import GameOutcome, ResultsError, read_results
 from agents.matches.stats import Z95, wilson_interval
@@ -382,10 +383,7 @@ def plot_series(
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    return out
+    return save_figure(fig, path, dpi=110)
 
 
 # --------------------------------------------------------------- the verdict family

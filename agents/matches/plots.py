@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.figures import save_figure
 from agents.matches.stats import Z95, wilson_interval
 
 if TYPE_CHECKING:
@@ -86,10 +87,7 @@ def plot_running_score(
         The path written.
     """
     figure = running_score_figure(scores, title=title, label=label)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out)
-    return out
+    return save_figure(figure, path)
 
 
 def running_score_figure(

@@ -25,6 +25,7 @@ from os import PathLike
 from pathlib import Path
 from statistics import NormalDist
 
+from agents.figures import save_figure
 from agents.matches.paired import sign_test
 from agents.matches.stats import wilson_interval
 from agents.traps.grid import GridResults, TreeResult
@@ -248,7 +249,7 @@ def plot_grid(
         ax.legend(fontsize=8)
         fig.tight_layout()
         path = folder / name
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, dpi=110)
         plt.close(fig)
         written.append(path)
     return written

@@ -36,6 +36,7 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 
+from agents.figures import save_figure
 from agents.stored import expand, read_stored, stored_file
 from go_env.validation import check_int
 from tuning.samplers import SAMPLERS, make_sampler
@@ -449,8 +450,7 @@ def plot_summary(path: Path, rows: Sequence[dict[str, Any]], *, title: str = "")
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

@@ -44,6 +44,7 @@ import numpy as np
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from agents.figures import save_figure
 from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.stats import wilson_interval
 from agents.mcts.backups.params_io import write_params
@@ -187,8 +188,7 @@ def plot_profile(
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
@@ -291,8 +291,7 @@ def plot_history(
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 from collections.abc import Sequence
 from os import PathLike
@@ -26,26 +25,13 @@ def _pyplot() -> Any:
     return plt
 
 
-PALETTE_COLOURS = 64
-"""Colours of a written plot: line plots need few, and a palette PNG is about a quarter of the
-size of the RGBA one (the plots are committed with a run's record)."""
-
-
 def _save(plt: Any, fig: Any, path: str | PathLike[str]) -> Path:
-    """Lay out, write (as a palette PNG) and close ``fig``; the path written."""
-    from PIL import Image  # matplotlib's own dependency
+    """Lay out, write (a palette PNG) and close ``fig``; the path written."""
+    from agents.figures import save_figure
 
     fig.tight_layout()
-    out = Path(path)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
+    out = save_figure(fig, path, dpi=100)
     plt.close(fig)
-    buffer.seek(0)
-    with Image.open(buffer) as image:
-        palette = image.convert("RGB").quantize(
-            colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT
-        )
-        palette.save(out, format="PNG", optimize=True)
     return out
 
 
