@@ -42,14 +42,13 @@ from agents.nets.training.window import window_buffer
 
 
 def train_arm(
-    config: SelfPlayConfig, start: Path, games: list[GameRecord], steps: int, path: Path
+    config: SelfPlayConfig, start: Path, buffer: Any, steps: int, path: Path
 ) -> dict[str, Any]:
-    """Train ``steps`` steps from ``start`` on ``games``; save to ``path``; the losses."""
+    """Train ``steps`` steps from ``start`` on the window ``buffer``; save to ``path``."""
     rng = seed_everything(config.seed)
     net = PolicyValueNet(config.net)
     net.load_state_dict(load_checkpoint(start).weights)
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    buffer = window_buffer(games, config.net, config.rules)
     began = time.monotonic()
     losses = []
     for k in range(1, steps + 1):
@@ -109,12 +108,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"window: generations {first}-{args.generation}, {len(games)} games", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     arms: dict[int, dict[str, Any]] = {}
+    buffer = None
     for steps in args.steps:
         path = out / f"steps-{steps}.pt"
         if path.exists():
             arms[steps] = load_checkpoint(path).meta["probe"]
         else:
-            arms[steps] = train_arm(config, start, games, steps, path)
+            if buffer is None:  # built once, for the arms not yet trained
+                buffer = window_buffer(games, config.net, config.rules)
+            arms[steps] = train_arm(config, start, buffer, steps, path)
         print(f"{steps} steps: {json.dumps(arms[steps])}", flush=True)
     book = load_or_draw_book(run, config)
     reference = args.steps[0]
