@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_support import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bo_calibration", ROOT / "scripts" / "bo_calibration.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bo_calibration"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bo_calibration")
 
 
 def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(

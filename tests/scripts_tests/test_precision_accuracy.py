@@ -6,13 +6,12 @@ script's mechanics with a few positions, two games and four simulations.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from scripts_support import ROOT
+from script_support import load_script
 
 pytest.importorskip("torch")
 
@@ -23,13 +22,7 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"bf16: {REASON}")
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "precision_accuracy", ROOT / "scripts" / "precision_accuracy.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("precision_accuracy")
 
 
 SCRIPT = _script()

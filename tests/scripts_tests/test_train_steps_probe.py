@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_support import load_script
 
 from agents.nets.training.selfplay import run_selfplay
 
@@ -16,14 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "train_steps_probe", ROOT / "scripts" / "train_steps_probe.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_steps_probe"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_steps_probe")
 
 
 def test_two_arms_are_trained_and_matched_then_a_rerun_resumes(
