@@ -128,13 +128,16 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
     infinite bound, drawn at the plot's edge). One curve per anchor, in the order the anchors
     first appear in the rows. A saturated score (every game won or lost: ``elo`` is ``None``)
     has no point on the curve; its finite bound is drawn as a triangle pointing the way the
-    Elo lies (up: at least this much; down: at most).
+    Elo lies (up: at least this much; down: at most). Saturated matches of 40 games share
+    one bound, so each anchor's triangles are shifted a little sideways to stay apart.
     """
     plt = _pyplot()
     if plt is None or not rows:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for anchor in dict.fromkeys(r["anchor"] for r in rows):
+    names = list(dict.fromkeys(r["anchor"] for r in rows))
+    for k, anchor in enumerate(names):
+        shift = 0.12 * (k - (len(names) - 1) / 2)
         mine = sorted((r for r in rows if r["anchor"] == anchor), key=lambda r: r["generation"])
         xs = [r["generation"] for r in mine]
         ys = [r["elo"] if r["elo"] is not None else float("nan") for r in mine]
@@ -151,6 +154,7 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
             ]
             if points:
                 px, py = zip(*points, strict=True)
+                px = tuple(x + shift for x in px)
                 ax.plot(px, py, marker, color=color, markersize=8, linestyle="none")
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("generation")
