@@ -26,7 +26,7 @@ summarise it::
 Each line keeps the run's trials (points in the unit cube, values, true winrates). With
 ``--rescore RUNS.jsonl`` no sampler runs: the report of every stored run is computed again by
 the current model (:func:`rescore_one`), so that two models are compared on the same trials,
-in about 1 s a run instead of 10-20::
+in about 1 s a run instead of about 5::
 
     nice -n 10 python scripts/bo_calibration.py --rescore runs/bo-calibration/runs.jsonl \
         --out runs/bo-calibration-rescored
