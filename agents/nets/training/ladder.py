@@ -33,7 +33,6 @@ phase rewrites ``ladder.jsonl`` too.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -43,13 +42,13 @@ from typing import Any
 from agents.matches.match import MatchResult
 from agents.nets.checkpoint import shipped_model_path
 from agents.nets.training.gating import load_or_draw_book, play_run_match
+from agents.nets.training.jsonl import read_rows, write_rows
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
 __all__ = [
     "anchors",
     "backfill_ladder",
     "parse_generations",
-    "read_ladder_rows",
     "run_ladder",
     "write_ladder_rows",
 ]
@@ -157,13 +156,6 @@ def run_ladder(
     return rows, False
 
 
-def read_ladder_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of ``ladder.jsonl`` (none when it is missing)."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def write_ladder_rows(
     path: Path, rows: Sequence[dict[str, Any]], order: Sequence[str]
 ) -> list[dict[str, Any]]:
@@ -180,9 +172,7 @@ def write_ladder_rows(
         latest.values(),
         key=lambda r: (r["generation"], rank.get(r["anchor"], len(rank)), r["anchor"]),
     )
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in ordered))
-    tmp.replace(path)
+    write_rows(path, ordered)
     return ordered
 
 
@@ -243,7 +233,7 @@ def backfill_ladder(
     current = int(manifest.data["generation"])
     order = list(anchors(config, folder))
     path = folder / "ladder.jsonl"
-    rows = read_ladder_rows(path)
+    rows = read_rows(path)
     measured: dict[int, int] = {}
     for row in rows:
         g = int(row["generation"])
@@ -296,7 +286,7 @@ def backfill_ladder(
         )
         for row in new:
             row["best_generation"] = measured[g]
-        rows = write_ladder_rows(path, [*read_ladder_rows(path), *new], order)
+        rows = write_ladder_rows(path, [*read_rows(path), *new], order)
         plot_elo(rows, folder / "elo.png")
         if interrupted:
             say(f"time budget reached at generation {g}; rerun the command to continue")

@@ -29,6 +29,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from agents.nets.training.jsonl import read_rows
 from agents.nets.training.manifest import Manifest
 
 __all__ = [
@@ -68,31 +69,6 @@ def _load_manifest(folder: Path) -> Manifest:
         raise ValueError(f"not a self-play run folder: {path} is not JSON ({exc})") from exc
     except ValueError as exc:
         raise ValueError(f"not a self-play run folder: {exc}") from exc
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The rows of a JSON-lines file; none when it does not exist.
-
-    Raises:
-        ValueError: A line that is not a JSON object (named by its number).
-    """
-    if not path.exists():
-        return []
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{path}, line {number}: not JSON ({exc.msg}); a file being rewritten by a "
-                "live start reads torn: run the report again"
-            ) from exc
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}, line {number}: not a JSON object")
-        rows.append(row)
-    return rows
 
 
 def _check_destination(run: Path, to: Path) -> None:
@@ -146,8 +122,8 @@ def write_report(
             target.unlink()
             say(f"removed {target} (the run has no {name})")
     _load_manifest(to)
-    metrics = _read_jsonl(to / "metrics.jsonl")
-    ladder = _read_jsonl(to / "ladder.jsonl")
+    metrics = read_rows(to / "metrics.jsonl")
+    ladder = read_rows(to / "ladder.jsonl")
     _draw_plots(run, to, metrics, ladder, say)
     summary = to / "summary.md"
     summary.write_text(render_summary(to), encoding="utf-8")
@@ -417,8 +393,8 @@ def render_summary(folder: str | PathLike[str]) -> str:
     folder = Path(folder)
     data = _load_manifest(folder).data
     config = data.get("config", {})
-    metrics = sorted(_read_jsonl(folder / "metrics.jsonl"), key=lambda r: int(r["generation"]))
-    ladder = _read_jsonl(folder / "ladder.jsonl")
+    metrics = sorted(read_rows(folder / "metrics.jsonl"), key=lambda r: int(r["generation"]))
+    ladder = read_rows(folder / "ladder.jsonl")
     best = data.get("best_generation")
     state = (
         f"Generation {data.get('generation')} in progress (phase {data.get('phase')}); the best "

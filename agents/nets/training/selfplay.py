@@ -57,6 +57,7 @@ from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.gating import run_gate
 from agents.nets.training.generation import play_selfplay_games
+from agents.nets.training.jsonl import read_rows, write_rows
 from agents.nets.training.ladder import anchors, run_ladder, write_ladder_rows
 from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.plots import plot_elo, plot_gate, plot_losses
@@ -64,7 +65,6 @@ from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, selfplay_worker
 from agents.nets.training.step import (
-    append_metrics,
     generator_state,
     restore_generators,
     seed_everything,
@@ -383,7 +383,7 @@ class _Run:
         for row in rows:
             row["best_generation"] = self.manifest.data["best_generation"]
         # rows of other anchors (a backfill's) are kept; these replace their own
-        write_ladder_rows(path, [*_read_rows(path), *rows], list(anchors(config, self.out)))
+        write_ladder_rows(path, [*read_rows(path), *rows], list(anchors(config, self.out)))
         current["ladder"] = rows
         for row in rows:
             self.say(
@@ -420,21 +420,13 @@ class _Run:
             for k, v in row.items()
         }
         metrics = self.out / "metrics.jsonl"
-        rows = [r for r in _read_rows(metrics) if r["generation"] < g]
-        metrics.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        append_metrics(metrics, row)
-        rows.append(row)
+        rows = [*(r for r in read_rows(metrics) if r["generation"] < g), row]
+        write_rows(metrics, rows)  # whole: a kill here keeps the old file or the new
         plot_losses(rows, self.out / "losses.png")
         plot_gate(rows, self.out / "gate.png")
-        plot_elo(_read_rows(self.out / "ladder.jsonl"), self.out / "elo.png")
+        plot_elo(read_rows(self.out / "ladder.jsonl"), self.out / "elo.png")
         self.manifest.finish_generation(row)
         self.manifest.save()
-
-
-def _read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def run_selfplay(

@@ -24,6 +24,7 @@ import torch
 from torch.nn import functional as F
 
 from agents.nets.model import PolicyValueNet
+from agents.nets.training.jsonl import read_rows, write_rows
 
 __all__ = [
     "append_metrics",
@@ -62,11 +63,8 @@ def restart_metrics(path: Path, key: str, upto: int) -> list[dict[str, Any]]:
     is rewritten to them, so rows logged after the checkpoint are not repeated; a new run
     passes 0 and starts an empty file.
     """
-    rows: list[dict[str, Any]] = []
-    if path.exists():
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line]
-        rows = [r for r in rows if r[key] <= upto]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows = [r for r in read_rows(path) if r[key] <= upto]
+    write_rows(path, rows)
     return rows
 
 

@@ -331,11 +331,15 @@ def test_a_record_folder_in_the_run_is_refused(run: Path, inside: str):
     assert not (run / "docs").exists()
 
 
-def test_a_torn_metrics_line_is_named(run: Path, tmp_path: Path):
-    with (run / "metrics.jsonl").open("a") as f:
-        f.write('{"generation": 4, "ga')
-    with pytest.raises(ValueError, match=r"metrics.jsonl, line 4: not JSON.*run the report again"):
-        write_report(run, tmp_path / "rec")
+def test_a_torn_last_line_is_dropped_and_a_damaged_line_is_named(run: Path, tmp_path: Path):
+    metrics = run / "metrics.jsonl"
+    whole = metrics.read_text()
+    metrics.write_text(whole + '{"generation": 4, "ga')  # an append cut short by a kill
+    write_report(run, tmp_path / "rec")
+    assert (tmp_path / "rec" / "metrics.jsonl").read_text().startswith(whole)
+    metrics.write_text(whole + '{"generation": 4, "ga\n{"generation": 5}\n')
+    with pytest.raises(ValueError, match=r"metrics.jsonl, line 4: not JSON"):
+        write_report(run, tmp_path / "rec2")
 
 
 def test_the_command_writes_the_record_and_reports_errors(

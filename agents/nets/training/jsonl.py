@@ -1,0 +1,54 @@
+"""The JSON-lines files of a training run (metrics, ladder): one reader, one writer.
+
+A run appends a row as one write of a whole line ending in a newline, and rewrites a file
+whole with :func:`write_rows` (a temporary file renamed over the old one), so a reader sees
+the old file or the new one, never a mixture. A kill during an append can leave a last line
+cut short: :func:`read_rows` drops a last line that does not end in a newline and does not
+parse (the row is written again when the run resumes, and the next rewrite removes the
+fragment). Any other line that is not a JSON object is damage, not an interruption: it is an
+error that names the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["read_rows", "write_rows"]
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file, in file order; none when the file does not exist.
+
+    Blank lines are skipped; a torn last line (no newline, not JSON) is dropped.
+
+    Raises:
+        ValueError: A complete line that is not a JSON object (named by its number).
+    """
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")  # the last element is "" when the file ends in a newline
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):
+                break  # an append cut short by a kill: the run writes the row again
+            raise ValueError(f"{path}, line {number}: not JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}, line {number}: not a JSON object")
+        rows.append(row)
+    return rows
+
+
+def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Write ``rows`` as the whole of ``path``, atomically (a reader sees old or new)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    tmp.replace(path)
