@@ -30,6 +30,7 @@ __all__ = [
     "pair_of",
     "read_stored",
     "stored_file",
+    "write_compressed",
 ]
 
 COMPRESSED_SUFFIX = ".gz"
@@ -106,6 +107,25 @@ def _write_durably(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
+def write_compressed(path: str | PathLike[str], data: bytes) -> Path:
+    """Write ``data`` as the compressed file ``path`` (a ``.gz`` name), durably.
+
+    gzip level 9 without a time stamp, so the same content always gives the same bytes; the
+    file is read back before this returns.
+
+    Raises:
+        StoredFileError: When ``path`` is not a ``.gz`` name, or does not read back.
+    """
+    packed = Path(path)
+    if not is_compressed(packed):
+        raise StoredFileError(f"{packed} is not a compressed name (it must end in .gz)")
+    _write_durably(packed, gzip.compress(data, compresslevel=9, mtime=0))
+    if read_stored(packed) != data:  # pragma: no cover - a failing disk
+        packed.unlink()
+        raise StoredFileError(f"{packed} does not read back as the data written")
+    return packed
+
+
 def expand(path: str | PathLike[str]) -> Path:
     """Turn a compressed file back into its plain form (durably), then remove the ``.gz``.
 
@@ -146,10 +166,6 @@ def compress(path: str | PathLike[str]) -> Path:
     if stored is None:
         raise StoredFileError(f"no file {plain} (nor {packed}) to compress")
     if stored == plain:
-        data = plain.read_bytes()
-        _write_durably(packed, gzip.compress(data, compresslevel=9, mtime=0))
-        if read_stored(packed) != data:  # pragma: no cover - a failing disk
-            packed.unlink()
-            raise StoredFileError(f"{packed} does not read back as {plain}; {plain} is kept")
+        write_compressed(packed, plain.read_bytes())
         plain.unlink()
     return packed

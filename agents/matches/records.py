@@ -7,7 +7,9 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
   the files ``gomcts arena --sgf``/``--out`` writes as it plays (:func:`game_record` is the
   record both write), so an exported game is byte for byte the SGF the arena saved.
 * :func:`record_run` copies a run folder into the record: every results file compressed
-  (:func:`agents.stored.compress`), ``sgf/`` folders left out (they are exported on demand),
+  (:func:`agents.stored.compress`), a match's per-game times rounded to the millisecond
+  (:func:`round_times`: a tenth of the compressed bytes were the noise digits of three
+  timers), ``sgf/`` folders left out (they are exported on demand),
   plots stored as 256-colour PNGs (line plots whose few hundred colours are antialiasing
   shades; a third of the size, no visible change), JSON files with each list of numbers on
   one line (the same values), a match summary's opening book replaced by a reference to the
@@ -22,15 +24,29 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from agents.matches.results import GameOutcome, ResultsError, read_results, stored_results
+from agents.matches.results import (
+    TIMING_FIELDS,
+    GameOutcome,
+    ResultsError,
+    read_results,
+    stored_results,
+)
 from agents.matches.summary_book import SUMMARY_NAME, refer_book
-from agents.stored import StoredFileError, compress, is_compressed
+from agents.stored import (
+    StoredFileError,
+    compress,
+    is_compressed,
+    pair_of,
+    read_stored,
+    write_compressed,
+)
 from go_env.rules import KoRule, Rules
 from go_env.sgf import GameRecord, record_from_state, save_sgf
 from go_env.state import GoState
@@ -42,6 +58,7 @@ __all__ = [
     "is_results_file",
     "match_rules",
     "record_run",
+    "round_times",
     "sgf_name",
 ]
 
@@ -50,6 +67,28 @@ Say = Callable[[str], None]
 
 class RecordError(ValueError):
     """A run folder or results file that cannot be exported or recorded."""
+
+
+_TIME_VALUE = re.compile(
+    rb'"(' + b"|".join(f.encode() for f in TIMING_FIELDS) + rb')":(\d+\.\d{4,}(?:[eE][-+]?\d+)?)'
+)
+"""A timing field of a results line with more than three decimals (a key inside an agent
+spec string is escaped, ``\\"duration\\":``, and does not match)."""
+
+
+def round_times(data: bytes) -> bytes:
+    """A match results file's bytes with every game's times rounded to the millisecond.
+
+    ``duration``, ``time_black`` and ``time_white`` (seconds, :data:`TIMING_FIELDS`) are
+    the only fields that differ between identical runs; their digits below a millisecond are
+    timer noise, and they were a tenth of a recorded file's compressed bytes. Every other
+    byte is unchanged; rounding again changes nothing.
+    """
+
+    def ms(match: re.Match[bytes]) -> bytes:
+        return b'"' + match[1] + b'":' + repr(round(float(match[2]), 3)).encode()
+
+    return _TIME_VALUE.sub(ms, data)
 
 
 def sgf_name(game: GameOutcome) -> str:
@@ -275,15 +314,12 @@ def record_run(
         if path.suffix == ".jsonl" and is_results_file(path):
             _check_results(path)
             size = path.stat().st_size
-            if target != path:
-                shutil.copyfile(path, target)
-                stale = target.with_name(target.name + ".gz")
-                if stale.exists():
-                    stale.unlink()  # an older compressed copy in the record
+            plain, packed = pair_of(target)
             try:
-                packed = compress(target)
+                write_compressed(packed, round_times(path.read_bytes()))
             except StoredFileError as exc:
                 raise RecordError(f"not recorded: {exc}") from None
+            plain.unlink(missing_ok=True)  # the source when recorded in place, else an old copy
             counts["compressed"] += 1
             counts["bytes_after"] += packed.stat().st_size
             if say is not None:
@@ -306,6 +342,14 @@ def record_run(
             plain = target.with_name(target.name[: -len(".gz")])
             if plain.exists() and plain != path:
                 plain.unlink()  # an older plain copy in the record
+            if path.name.endswith(".jsonl.gz"):  # a recorded results file: its times rounded
+                stored = read_stored(path)
+                rounded = round_times(stored)
+                if target != path or rounded != stored:
+                    write_compressed(target, rounded)
+                counts["files"] += 1
+                counts["bytes_after"] += target.stat().st_size
+                continue
         data = path.read_bytes()
         if path.suffix == ".png":
             data = _small_png(data)

@@ -3,15 +3,16 @@ run folder copied into the record."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 from pathlib import Path
 
 import pytest
 
 from agents.matches.arena import MatchConfig, run_match
-from agents.matches.records import RecordError, export_sgf, record_run
+from agents.matches.records import RecordError, export_sgf, record_run, round_times
 from agents.matches.records_cli import register_record, register_sgf
-from agents.matches.results import read_results
+from agents.matches.results import TIMING_FIELDS, read_results
 from go_env.rules import Rules
 
 
@@ -51,11 +52,17 @@ def test_record_compresses_results_drops_sgf_and_exports_the_same_games(
     assert (dest / "games" / "study" / "trial-00000.jsonl.gz").exists()
     assert (dest / "metrics.jsonl").read_text() == '{"step": 1}\n'  # not a results file
     assert (dest / "summary.json").read_bytes() == (run / "summary.json").read_bytes()
-    assert (
-        gzip.decompress((dest / "results.jsonl.gz").read_bytes())
-        == (run / "results.jsonl").read_bytes()
+    assert gzip.decompress((dest / "results.jsonl.gz").read_bytes()) == round_times(
+        (run / "results.jsonl").read_bytes()
     )
-    assert read_results(dest / "results.jsonl") == read_results(run)
+    (header, recorded), (header_played, played) = (
+        read_results(dest / "results.jsonl"),
+        read_results(run),
+    )
+    assert header == header_played and recorded.keys() == played.keys()
+    for i, game in played.items():  # the same games, their times to the millisecond
+        times = {k: round(getattr(game, k), 3) for k in TIMING_FIELDS}
+        assert recorded[i] == dataclasses.replace(game, **times)
     exported = export_sgf(dest)
     assert [p.read_bytes() for p in exported] == [
         p.read_bytes() for p in sorted((run / "sgf").glob("*.sgf"))
@@ -64,6 +71,31 @@ def test_record_compresses_results_drops_sgf_and_exports_the_same_games(
     assert lines[-1].startswith(f"[record] {dest}: ")
     record_run(run, dest)  # recording again replaces the record's files
     assert (dest / "results.jsonl.gz").exists() and not (dest / "results.jsonl").exists()
+
+
+def test_round_times_rounds_the_timers_only_and_once() -> None:
+    line = (
+        b'{"kind":"game","black":"mcts:backup=\\"duration\\":1.23456789","score":0.123456,'
+        b'"time_black":15.997597259971371,"time_white":1.5,"duration":2.0004999,"x":1e-05}\n'
+    )
+    rounded = round_times(line)
+    assert rounded == (
+        b'{"kind":"game","black":"mcts:backup=\\"duration\\":1.23456789","score":0.123456,'
+        b'"time_black":15.998,"time_white":1.5,"duration":2.0,"x":1e-05}\n'
+    )
+    assert round_times(rounded) == rounded
+
+
+def test_recording_an_old_record_again_rounds_its_times(run: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    old.mkdir()
+    full = (run / "results.jsonl").read_bytes()
+    (old / "results.jsonl.gz").write_bytes(gzip.compress(full))  # recorded before rounding
+    record_run(old)
+    assert gzip.decompress((old / "results.jsonl.gz").read_bytes()) == round_times(full)
+    stamp = (old / "results.jsonl.gz").stat().st_mtime_ns
+    record_run(old)  # nothing left to round: the file is not rewritten
+    assert (old / "results.jsonl.gz").stat().st_mtime_ns == stamp
 
 
 def test_record_in_place_and_refusals(run: Path, tmp_path: Path) -> None:
