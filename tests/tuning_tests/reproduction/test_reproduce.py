@@ -107,7 +107,8 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
         assert len(games) == plan.row(row).games
         assert (plan.folder(row) / "summary.json").exists()
         assert (plan.folder(row) / "winrate.png").exists()
-        assert json.loads((plan.folder(row) / "row.json").read_text())["id"] == row
+        record = json.loads((plan.folder(row) / "row.json").read_text())
+        assert record["id"] == row and record["plan"] == "plan.toml"  # given absolute
     study = json.loads((plan.folder("bo") / "study.json").read_text())
     assert study["sampler"] == "gp" and study["params_file"] == "out/bo/best-softmax.json"
     tuned = json.loads((plan.folder("tuned") / "row.json").read_text())["definition"]
