@@ -10,8 +10,9 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
   (:func:`agents.stored.compress`), a match's per-game times rounded to the millisecond
   (:func:`round_times`: a tenth of the compressed bytes were the noise digits of three
   timers), ``sgf/`` folders left out (they are exported on demand),
-  plots stored as 256-colour PNGs (line plots whose few hundred colours are antialiasing
-  shades; a third of the size, no visible change), JSON files with each list of numbers on
+  plots stored as palette PNGs (a palette plot as its writer made it, any other with 256
+  colours: line plots whose few hundred colours are antialiasing shades; a third of the
+  size, no visible change), JSON files with each list of numbers on
   one line (the same values), a match summary's opening book replaced by a reference to the
   same book in the results file's header (:mod:`agents.matches.summary_book`, which reads it
   back), everything else copied as it is.
@@ -204,13 +205,20 @@ def is_results_file(path: str | PathLike[str]) -> bool:
 
 
 def _small_png(data: bytes) -> bytes:
-    """The plot as a 256-colour PNG when that is smaller (unchanged without Pillow)."""
+    """The plot as a 256-colour PNG when that is smaller (unchanged without Pillow).
+
+    A palette PNG is kept as its writer made it (the project's plots are drawn with the
+    palette :func:`agents.figures.save_figure` chose for them: 64 colours for line plots,
+    256 for a heat map).
+    """
     try:
         from PIL import Image
     except ImportError:  # pragma: no cover - Pillow comes with matplotlib
         return data
     try:
         with Image.open(io.BytesIO(data)) as image:
+            if image.mode == "P":
+                return data  # a palette already: its writer's choice
             if image.mode == "RGBA" and image.getchannel("A").getextrema() != (255, 255):
                 return data  # transparency: keep it as it is
             palette = image.convert("RGB").quantize(
@@ -264,14 +272,15 @@ def record_run(
     """Copy a run folder into the record (``docs/results/...``), in its recorded form.
 
     Results files are stored compressed (``results.jsonl.gz``, checked as results files
-    first), and so are SQLite study databases (``study.db.gz``, read through
-    :func:`tuning.studies.storage.recorded_storage_url`), ``sgf/`` folders are left out
-    (:func:`export_sgf` writes them again), PNG plots
-    are stored as 256-colour PNGs, a match's ``summary.json`` keeps its opening book as a
-    reference when the results file's header holds the same book
-    (:func:`agents.matches.summary_book.refer_book`; the book stays otherwise), and every
-    other file is copied as it is. A file of the
-    destination with the same name is replaced, a compressed results file by a newer plain
+    first; a match's per-game times rounded to the millisecond, :func:`round_times`), and so
+    are SQLite study databases (``study.db.gz``, read through
+    :func:`tuning.studies.storage.recorded_storage_url`); ``sgf/`` folders are left out
+    (:func:`export_sgf` writes them again); PNG plots are stored as palette PNGs (a palette
+    PNG as it is, any other with 256 colours); a match's ``summary.json`` keeps its opening
+    book as a reference when the results file's header holds the same book
+    (:func:`agents.matches.summary_book.refer_book`; the book stays otherwise); every other
+    file is copied as it is. A file of the destination with the same name is replaced, a
+    compressed results file by a newer plain
     one and the other way round.
 
     Args:

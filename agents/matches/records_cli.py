@@ -45,8 +45,9 @@ def register_record(subparsers: Any) -> None:
         "record",
         help="copy a finished run into the record (docs/results), results compressed",
         description="Copy a run folder into the record: results files stored as "
-        "results.jsonl.gz, SGF folders left out (gomcts sgf export writes them again), plots "
-        "as 256-colour PNGs, every other file as it is.",
+        "results.jsonl.gz with each game's times to the millisecond, SGF folders left out "
+        "(gomcts sgf export writes them again), plots as palette PNGs (a palette plot as it "
+        "is, any other with 256 colours), every other file as it is.",
     )
     parser.add_argument("run", help="the run folder, e.g. runs/arena/my-match")
     parser.add_argument(

@@ -130,3 +130,19 @@ def test_the_commands_parse_and_run(run: Path, tmp_path: Path) -> None:
     args = parser.parse_args(["sgf", "export", str(tmp_path / "rec"), "--out", str(tmp_path / "s")])
     assert args.func(args) == 0
     assert len(list((tmp_path / "s").glob("*.sgf"))) == 4
+
+
+def test_a_plot_is_recorded_with_256_colours_and_a_palette_plot_as_it_is(tmp_path: Path) -> None:
+    import numpy as np
+    from PIL import Image
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rng = np.random.default_rng(0)
+    noisy = rng.integers(0, 255, size=(40, 60, 3), dtype=np.uint8)  # 2,400 colours
+    Image.fromarray(noisy).save(run / "rgb.png")
+    Image.fromarray(noisy).quantize(16).save(run / "palette.png")
+    record_run(run, tmp_path / "rec")
+    with Image.open(tmp_path / "rec" / "rgb.png") as image:
+        assert image.mode == "P" and len(image.getcolors(1 << 16) or []) <= 256
+    assert (tmp_path / "rec" / "palette.png").read_bytes() == (run / "palette.png").read_bytes()
