@@ -16,10 +16,11 @@ file are ``NAME`` and ``NAME.gz``; either name finds the file stored under the o
 from __future__ import annotations
 
 import gzip
-import os
 import zlib
 from os import PathLike
 from pathlib import Path
+
+from agents.atomic_file import write_atomically
 
 __all__ = [
     "COMPRESSED_SUFFIX",
@@ -97,16 +98,6 @@ def read_stored(path: str | PathLike[str]) -> bytes:
         ) from None
 
 
-def _write_durably(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file, flushed and renamed."""
-    temporary = path.with_name(path.name + ".part")
-    with temporary.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
 def write_compressed(path: str | PathLike[str], data: bytes) -> Path:
     """Write ``data`` as the compressed file ``path`` (a ``.gz`` name), durably.
 
@@ -119,7 +110,7 @@ def write_compressed(path: str | PathLike[str], data: bytes) -> Path:
     packed = Path(path)
     if not is_compressed(packed):
         raise StoredFileError(f"{packed} is not a compressed name (it must end in .gz)")
-    _write_durably(packed, gzip.compress(data, compresslevel=9, mtime=0))
+    write_atomically(packed, gzip.compress(data, compresslevel=9, mtime=0))
     if read_stored(packed) != data:  # pragma: no cover - a failing disk
         packed.unlink()
         raise StoredFileError(f"{packed} does not read back as the data written")
@@ -141,7 +132,7 @@ def expand(path: str | PathLike[str]) -> Path:
     plain, packed = pair_of(path)
     stored = stored_file(plain)
     if stored == packed:
-        _write_durably(plain, read_stored(packed))
+        write_atomically(plain, read_stored(packed))
         packed.unlink()
     return plain
 

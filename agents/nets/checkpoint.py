@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from agents.atomic_file import write_atomically
 from agents.nets.model import NetConfig, PolicyValueNet
 
 __all__ = [
@@ -103,9 +104,7 @@ def save_checkpoint(
     }
     if train is not None:
         data["train"] = train
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    torch.save(data, tmp)
-    os.replace(tmp, path)
+    write_atomically(path, lambda handle: torch.save(data, handle))
     return path
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.atomic_file import write_atomically
 from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.balanced import draw_balanced_book
 from agents.matches.results import GameOutcome
@@ -103,10 +104,7 @@ def load_or_draw_book(out: Path, config: SelfPlayConfig) -> tuple[tuple[int, ...
     book = draw_balanced_book(rules, value_fn, count=config.book_size, seed=BOOK_SEED)
     openings = [list(e.moves) for e in book.entries]
     text = json.dumps({"kind": kind, "seed": BOOK_SEED, "openings": openings})
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(".book.json.tmp")
-    tmp.write_text(text + "\n")
-    tmp.replace(path)
+    write_atomically(path, text + "\n")
     return tuple(tuple(o) for o in openings)
 
 

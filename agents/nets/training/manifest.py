@@ -28,6 +28,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from agents.atomic_file import write_atomically
+
 __all__ = ["FORMAT", "Manifest", "StartClock", "cpu_seconds_so_far"]
 
 FORMAT = "gomcts-selfplay"
@@ -107,10 +109,7 @@ class Manifest:
 
     def save(self) -> None:
         """Write the manifest atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomically(self.path, json.dumps(self.data, indent=1) + "\n")
 
     # ------------------------------------------------------------------ starts and costs
     def begin_start(

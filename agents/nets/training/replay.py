@@ -10,10 +10,10 @@ its data.
 from __future__ import annotations
 
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
 
+from agents.atomic_file import write_atomically
 from agents.nets.symmetry import SYMMETRIES, transform_planes, transform_policy
 from go_env.features import PLANE_DTYPE
 
@@ -80,16 +80,13 @@ class ReplayBuffer:
 
     def save(self, path: str | PathLike[str]) -> None:
         """Write the buffer to ``path`` (an ``.npz`` file), atomically."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.tmp.npz")
-        np.savez_compressed(
-            tmp,
-            planes=self.planes[: self.count],
-            policies=self.policies[: self.count],
-            values=self.values[: self.count],
-            meta=np.array([self.capacity, self.added], dtype=np.int64),
-        )
-        tmp.replace(path)
+        arrays = {
+            "planes": self.planes[: self.count],
+            "policies": self.policies[: self.count],
+            "values": self.values[: self.count],
+            "meta": np.array([self.capacity, self.added], dtype=np.int64),
+        }
+        write_atomically(path, lambda handle: np.savez_compressed(handle, **arrays))
 
     @classmethod
     def load(cls, path: str | PathLike[str]) -> ReplayBuffer:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.atomic_file import write_atomically
 from agents.nets.training.records import GameRecord
 from agents.nets.training.selfplay_worker import selfplay_worker
 
@@ -50,10 +51,7 @@ def network_copy(data: bytes, suffix: str, folder: Path | None = None) -> Path:
     if path.exists():
         os.utime(path)  # in use: not stale
     else:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{digest}.{os.getpid()}.tmp"
-        tmp.write_bytes(data)
-        os.replace(tmp, path)  # atomic: a worker beside this one never reads half a file
+        write_atomically(path, data)  # a worker beside this one never reads half a file
     stale = time.time() - STALE_SECONDS
     for other in folder.iterdir():
         try:
