@@ -352,10 +352,13 @@ def record_run(
             if plain.exists() and plain != path:
                 plain.unlink()  # an older plain copy in the record
             if path.name.endswith(".jsonl.gz"):  # a recorded results file: its times rounded
-                stored = read_stored(path)
-                rounded = round_times(stored)
-                if target != path or rounded != stored:
-                    write_compressed(target, rounded)
+                try:
+                    stored = read_stored(path)
+                    rounded = round_times(stored)
+                    if target != path or rounded != stored:
+                        write_compressed(target, rounded)
+                except StoredFileError as exc:
+                    raise RecordError(f"not recorded: {exc}") from None
                 counts["files"] += 1
                 counts["bytes_after"] += target.stat().st_size
                 continue

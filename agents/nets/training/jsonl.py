@@ -1,12 +1,13 @@
-"""The JSON-lines files of a training run (metrics, ladder): one reader, one writer.
+"""The JSON-lines files of a training run (metrics, ladder): how they are read and written.
 
-A run appends a row as one write of a whole line ending in a newline, and rewrites a file
-whole with :func:`write_rows` (a temporary file renamed over the old one), so a reader sees
-the old file or the new one, never a mixture. A kill during an append can leave a last line
-cut short: :func:`read_rows` drops a last line that does not end in a newline and does not
-parse (the row is written again when the run resumes, and the next rewrite removes the
-fragment). Any other line that is not a JSON object is damage, not an interruption: it is an
-error that names the file and the line.
+A run appends a row with :func:`append_row` (one write of a whole line ending in a newline)
+and rewrites a file whole with :func:`write_rows` (through
+:func:`agents.atomic_file.write_atomically`), so a reader sees the old file or the new one,
+never a mixture. A kill during an append can leave a last line cut short: :func:`read_rows`
+drops a last line that does not end in a newline and does not parse (a resumed run rewrites
+its file from the rows it keeps, then writes the lost row again). Any other line that is not
+a JSON object is damage, not an interruption: it is an error that names the file and the
+line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_rows", "write_rows"]
+from agents.atomic_file import write_atomically
+
+__all__ = ["append_row", "read_rows", "write_rows"]
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -49,6 +52,10 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
     """Write ``rows`` as the whole of ``path``, atomically (a reader sees old or new)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, "".join(json.dumps(row) + "\n" for row in rows))
+
+
+def append_row(path: Path, row: dict[str, Any]) -> None:
+    """Append ``row`` to ``path`` as one JSON line (the file is made when missing)."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row) + "\n")

@@ -14,7 +14,6 @@ uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import torch
 from torch.nn import functional as F
 
 from agents.nets.model import PolicyValueNet
-from agents.nets.training.jsonl import read_rows, write_rows
+from agents.nets.training.jsonl import append_row, read_rows, write_rows
 
 __all__ = [
     "append_metrics",
@@ -68,10 +67,8 @@ def restart_metrics(path: Path, key: str, upto: int) -> list[dict[str, Any]]:
     return rows
 
 
-def append_metrics(path: Path, row: dict[str, Any]) -> None:
-    """Append one metric row to ``path`` (a JSON line)."""
-    with path.open("a") as handle:
-        handle.write(json.dumps(row) + "\n")
+append_metrics = append_row
+"""Append one metric row to a run's ``metrics.jsonl`` (:func:`jsonl.append_row`)."""
 
 
 def train_step(

@@ -116,6 +116,12 @@ def test_record_in_place_and_refusals(run: Path, tmp_path: Path) -> None:
     (bad / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes() + b"[1]\n")
     with pytest.raises(RecordError, match=r"not recorded: .*line 6: a list"):
         record_run(bad, tmp_path / "bad-record")
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    packed = gzip.compress((run / "results.jsonl").read_bytes())
+    (cut / "results.jsonl.gz").write_bytes(packed[: len(packed) // 2])  # a copy cut short
+    with pytest.raises(RecordError, match=r"not recorded: .*results\.jsonl\.gz is not a readable"):
+        record_run(cut, tmp_path / "cut-record")
 
 
 def test_the_commands_parse_and_run(run: Path, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.nets.training.jsonl import read_rows, write_rows
+from agents.nets.training.jsonl import append_row, read_rows, write_rows
 
 
 def test_rows_round_trip_and_a_missing_file_has_none(tmp_path: Path) -> None:
@@ -40,3 +40,15 @@ def test_damage_is_an_error_that_names_the_line(tmp_path: Path, text: str, messa
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         read_rows(path)
+
+
+def test_append_row_adds_one_line_and_resume_rewrites_a_torn_file(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    append_row(path, {"step": 1})
+    append_row(path, {"step": 2})
+    assert read_rows(path) == [{"step": 1}, {"step": 2}]
+    with path.open("a") as handle:
+        handle.write('{"step": 3, "lo')  # a kill during the third append
+    write_rows(path, read_rows(path))  # what a resumed run does first (restart_metrics)
+    append_row(path, {"step": 3})
+    assert read_rows(path) == [{"step": 1}, {"step": 2}, {"step": 3}]
