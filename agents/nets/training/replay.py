@@ -80,13 +80,17 @@ class ReplayBuffer:
 
     def save(self, path: str | PathLike[str]) -> None:
         """Write the buffer to ``path`` (an ``.npz`` file), atomically."""
-        arrays = {
-            "planes": self.planes[: self.count],
-            "policies": self.policies[: self.count],
-            "values": self.values[: self.count],
-            "meta": np.array([self.capacity, self.added], dtype=np.int64),
-        }
-        write_atomically(path, lambda handle: np.savez_compressed(handle, **arrays))
+        meta = np.array([self.capacity, self.added], dtype=np.int64)
+        write_atomically(
+            path,
+            lambda handle: np.savez_compressed(
+                handle,
+                planes=self.planes[: self.count],
+                policies=self.policies[: self.count],
+                values=self.values[: self.count],
+                meta=meta,
+            ),
+        )
 
     @classmethod
     def load(cls, path: str | PathLike[str]) -> ReplayBuffer:
