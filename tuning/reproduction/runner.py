@@ -329,21 +329,10 @@ def check_row(plan: Plan, row: Row) -> dict[str, Any]:
         "id": row.id,
         "fingerprint": digest,
         "definition": definition,
-        "plan": _shown_path(plan.path, plan.root),
+        "plan": relative_inside(plan.path, plan.root),  # the same on every machine
     }
     record.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return definition
-
-
-def _shown_path(path: Path, root: Path) -> str:
-    """``path`` relative to the plan's root where it lies inside it, else as given.
-
-    A row's record then names its plan the same way on every machine.
-    """
-    try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 # ------------------------------------------------------------------------ progress

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tuning.paths import relative_inside
 from tuning.reproduction.plan import MatchRow, Plan, StudyRow
 
 __all__ = ["BEGIN", "END", "results_table", "write_table"]
@@ -130,7 +131,7 @@ def results_table(plan: Plan, study_state: StudyState | None = None) -> dict[str
     ]
     return {
         "plan": plan.name,
-        "plan_file": str(plan.path),
+        "plan_file": relative_inside(plan.path, plan.root),  # the same on every machine
         "sims": plan.setting.sims,
         "paper_sims": plan.setting.paper_sims,
         "rows": rows,

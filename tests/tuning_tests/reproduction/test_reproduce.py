@@ -115,6 +115,7 @@ def test_tiny_plan_runs_end_to_end_with_a_study_reference_and_writes_the_table(
     assert "out/bo/best-softmax.json" in tuned["agent_a"]
     assert set(tuned["study_params_sha256"]) == {"bo"}
     table = json.loads((plan.out / "results.json").read_text())
+    assert table["plan_file"] == "plan.toml"  # given absolute, written relative to the root
     rows = {row["id"]: row for row in table["rows"]}
     assert rows["aa"]["games"] == 4 and rows["aa"]["paper"] == 50.0
     low, high = rows["aa"]["ci95"]
