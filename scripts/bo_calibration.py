@@ -122,7 +122,9 @@ def selection_only(post: Any, draws: int = 500) -> float:
     return float(np.mean(means[np.arange(draws), picks] - means.mean(axis=0)[picks]))
 
 
-def _report(function: str, seed: int, games: int, study: Any) -> dict[str, Any]:
+def _report(
+    function: str, seed: int, games: int, study: Any, input_warp: bool = False
+) -> dict[str, Any]:
     """The record of a finished study: its recommendation by the current model, its trials.
 
     ``mean``, ``sd`` and ``z`` are the shipped report's; ``corrections`` holds the estimate
@@ -130,7 +132,7 @@ def _report(function: str, seed: int, games: int, study: Any) -> dict[str, Any]:
     """
     from tuning.samplers.noisy_gp import posterior_at_trials, recommendation_of, selection_bias
 
-    post = posterior_at_trials(study.trials)
+    post = posterior_at_trials(study.trials, input_warp=input_warp)
     pick = recommendation_of(post)
     true = float(pick.trial.user_attrs["truth"])
     before = float(pick.posterior_mean if pick.posterior_mean is not None else pick.mean)
@@ -171,11 +173,12 @@ def _unit(params: dict[str, float], i: int) -> float:
     return (params[f"g{i}"] - LOW) / (HIGH - LOW)
 
 
-def rescore_one(record: dict[str, Any]) -> dict[str, Any]:
+def rescore_one(record: dict[str, Any], input_warp: bool = False) -> dict[str, Any]:
     """The record of a stored run, its recommendation computed again by the current model.
 
     The run's trials (points, values, true winrates) are rebuilt as a finished study, so
-    that models can be compared on the same trials without running the sampler again.
+    that models can be compared on the same trials without running the sampler again;
+    ``input_warp`` fits the report's GP with learnt input warping.
 
     Raises:
         ValueError: When the record lacks its trials (a run recorded before they were kept).
@@ -212,7 +215,7 @@ def rescore_one(record: dict[str, Any]) -> dict[str, Any]:
                 },
             )
         )
-    return _report(str(record["function"]), int(record["seed"]), games, study)
+    return _report(str(record["function"]), int(record["seed"]), games, study, input_warp)
 
 
 def summarize(
@@ -377,10 +380,13 @@ def rounded(value: Any, digits: int = 6) -> Any:
 
 
 def _done(path: Path) -> list[dict[str, Any]]:
+    """The records of ``path`` (a recorded ``runs.jsonl.gz`` is read as well)."""
+    from agents.stored import read_stored
+
     if not path.exists():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_stored(path).decode("utf-8").splitlines():
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError:
@@ -414,6 +420,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "stored in RUNS.jsonl (no sampler is run; --seeds, --first-seed, --trials, --games and "
         "--startup are ignored); the new records go to OUT/runs.jsonl",
     )
+    parser.add_argument(
+        "--input-warp",
+        action="store_true",
+        help="with --rescore: fit the report's GP with learnt input warping (measured in "
+        "docs/tuning.md, not shipped)",
+    )
     args = parser.parse_args(argv)
     if args.first_seed < 0:
         parser.error(f"--first-seed must be >= 0, got {args.first_seed}")
@@ -422,6 +434,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
     if args.startup >= args.trials:
         parser.error(f"--startup ({args.startup}) must be below --trials ({args.trials})")
+    if args.input_warp and args.rescore is None:
+        parser.error("--input-warp changes the report only: give it with --rescore")
 
     import optuna
     import torch
@@ -446,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = {(r["function"], r["seed"]) for r in records}
         seeds = range(min(r["seed"] for r in stored), max(r["seed"] for r in stored) + 1)
         jobs = [
-            (r["function"], r["seed"], functools.partial(rescore_one, r))
+            (r["function"], r["seed"], functools.partial(rescore_one, r, args.input_warp))
             for r in stored
             if (r["function"], r["seed"]) not in done
         ]
@@ -493,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {
                 "setting": {**setting, "startup": args.startup}
                 if args.rescore is None
-                else {**setting, "rescored": str(args.rescore)},
+                else {**setting, "rescored": str(args.rescore), "input_warp": args.input_warp},
                 "functions": summary,
                 "corrections": by_correction,
                 "width_frontier": frontier,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from types import ModuleType
@@ -55,6 +56,20 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
     text = capsys.readouterr().out
     assert "| flat | 1 |" in text and "| selection | " in text and "| iterated | " in text
     assert summary["corrections"]["iterated"] == summary["functions"]
+
+    # a recorded (compressed) runs file, re-scored with input warping: same trials, new fit
+    packed = tmp_path / "recorded" / "runs.jsonl.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress((out / "runs.jsonl").read_bytes()))
+    warped = tmp_path / "warped"
+    assert calib.main(["--rescore", str(packed), "--input-warp", "--out", str(warped)]) == 0
+    summary = json.loads((warped / "summary.json").read_text())
+    assert summary["setting"]["input_warp"] is True
+    again_warped = [json.loads(line) for line in (warped / "runs.jsonl").read_text().splitlines()]
+    assert [r["values"] for r in again_warped] == [r["values"] for r in runs]
+    with pytest.raises(SystemExit):
+        calib.main([*args, "--input-warp"])
+    assert "give it with --rescore" in capsys.readouterr().err
 
     # a stored run without its trials, the input file as the output, a missing file
     bare = tmp_path / "bare.jsonl"

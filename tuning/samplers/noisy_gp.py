@@ -156,7 +156,7 @@ class _Fitted:
     yvar: np.ndarray
 
 
-def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
+def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray, *, input_warp: bool = False) -> _Fitted:
     """A fixed-noise GP with a learned signal variance, fitted by maximum a posteriori.
 
     The outcomes are centred on their mean and divided by the median noise sd: a fixed
@@ -166,6 +166,12 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
     variance :data:`LEVEL_VARIANCE`) plus an output scale (Gamma prior :data:`SIGNAL_PRIOR`)
     times BoTorch's dimension-scaled RBF kernel (Hvarfner, Hellsten & Nardi, ICML 2024);
     the mean function is zero.
+
+    ``input_warp`` adds BoTorch's ``Warp`` input transform (a learnt Kumaraswamy CDF per
+    input, LogNormal(0, 0.75) priors on its two concentrations; Snoek, Swersky, Zemel &
+    Adams, *Input warping for Bayesian optimization of non-stationary functions*, ICML
+    2014). Not used by the sampler or the report: the calibration study measured it and it
+    made the cliff's report worse (``docs/tuning.md``); kept to reproduce that measurement.
     """
     torch = _torch()
     from botorch.fit import fit_gpytorch_mll
@@ -174,7 +180,7 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
     from gpytorch.kernels import ConstantKernel, ScaleKernel
     from gpytorch.means import ZeroMean
     from gpytorch.mlls import ExactMarginalLogLikelihood
-    from gpytorch.priors import GammaPrior
+    from gpytorch.priors import GammaPrior, LogNormalPrior
 
     center = float(np.mean(y))
     scale = float(np.sqrt(np.median(yvar)))
@@ -199,6 +205,7 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
             covar_module=level + signal,
             mean_module=ZeroMean(),
             outcome_transform=None,
+            input_transform=_warp(x.shape[1], LogNormalPrior) if input_warp else None,
         )
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
         fit_gpytorch_mll(mll)
@@ -206,12 +213,27 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> _Fitted:
     return _Fitted(model, center, scale, x, y, yvar)
 
 
+def _warp(d: int, prior: Any) -> Any:
+    """BoTorch's Kumaraswamy input warping of all ``d`` inputs (:func:`_fit`)."""
+    from botorch.models.transforms.input import Warp
+
+    return Warp(
+        d=d,
+        indices=list(range(d)),
+        concentration1_prior=prior(0.0, 0.75),
+        concentration0_prior=prior(0.0, 0.75),
+    )
+
+
 def _correlation(fitted: _Fitted) -> np.ndarray:
-    """The fitted RBF kernel's correlation matrix at the training points."""
+    """The fitted RBF kernel's correlation matrix at the (warped) training points."""
     torch = _torch()
     base = fitted.model.covar_module.kernels[1].base_kernel
+    warp = getattr(fitted.model, "input_transform", None)
     with torch.no_grad():
         xs = torch.as_tensor(fitted.x, dtype=torch.float64)
+        if warp is not None:
+            xs = warp(xs)
         return np.asarray(base(xs, xs).to_dense().numpy(), dtype=float)
 
 
@@ -355,13 +377,14 @@ def _sign(study_or_direction: Any) -> float:
 
 
 def posterior_at_trials(
-    trials: Sequence[FrozenTrial], *, noise: NoiseOf = trial_variance
+    trials: Sequence[FrozenTrial], *, noise: NoiseOf = trial_variance, input_warp: bool = False
 ) -> Posterior:
     """Fit the fixed-noise GP to ``trials`` and return its posterior at their points.
 
     Args:
         trials: COMPLETE trials of one study (their values as the study stores them).
         noise: The sampling variance of a trial's value (default :func:`trial_variance`).
+        input_warp: Fit with learnt input warping (:func:`_fit`; measured, not shipped).
 
     Raises:
         ValueError: With no trial, or a trial without a recorded noise.
@@ -377,7 +400,7 @@ def posterior_at_trials(
         return Posterior(trials, value.copy(), noise_sd.copy(), value, noise_sd)
     cube = _UnitCube(space)
     x = np.stack([cube.to_cube(t.params) for t in trials])
-    smoother = _Smoother(_fit(x, value, yvar))
+    smoother = _Smoother(_fit(x, value, yvar, input_warp=input_warp))
     mean, sd = smoother(value[None, :])
     return Posterior(trials, mean[0], sd[0], value, noise_sd, resample=lambda v: smoother(v)[0])
 
