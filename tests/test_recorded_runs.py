@@ -45,7 +45,12 @@ def test_the_record_holds_no_sgf_and_every_match_row_is_compressed() -> None:
     assert len(list(results.rglob("results.jsonl.gz"))) >= 30
 
 
-TRAP_RUNS = sorted(p.parent for p in (ROOT / "docs" / "results" / "traps").rglob("table.md"))
+TRAP_RUNS = sorted(
+    p.parent
+    for p in (ROOT / "docs" / "results" / "traps").rglob("table.md")
+    if (p.parent / "summary.json").exists()  # the heat map keeps tables only (below)
+)
+HEAT_MAP = ROOT / "docs" / "results" / "traps" / "heat-map"
 
 
 @pytest.mark.parametrize("run", TRAP_RUNS, ids=lambda p: str(p.relative_to(ROOT / "docs")))
@@ -79,6 +84,41 @@ def test_a_trap_grid_table_regenerates_from_the_record(run: Path) -> None:
     assert committed.endswith(markdown_table(summaries, config.backups[0]))
     cells = json.loads(json.dumps([asdict(s) for s in summaries]))
     assert _close(cells, summary["cells"])  # intervals to the last bits of a float
+
+
+def _table_cells(text: str) -> dict[tuple[str, str], str]:
+    """``(row label, column) -> cell`` of a markdown table with a header row."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    cells = {}
+    for line in lines[2:]:
+        row = [c.strip() for c in line.strip("|").split("|")]
+        cells.update({(row[0], column): cell for column, cell in zip(header, row, strict=True)})
+    return cells
+
+
+def test_the_trap_heat_map_tables_replay_from_the_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The heat map keeps its tables and plots, not its 1.3 MB of results files: a slice of
+    its cells (every kind of row, the two smaller budgets, both deceptive families) is played
+    again by the script with the map's seed and must match the committed tables exactly."""
+    from script_support import load_script
+
+    heat_map = load_script("trap_heat_map")
+    families = ["deceptive-k3", "deceptive-k5"]
+    argv = ["--families", *families, "--budgets", "100", "300", "--g", "-1", "--p", "16"]
+    argv += ["--tau", "100", "--workers", "1", "--out", str(tmp_path)]
+    assert heat_map.main(argv) == 0
+    capsys.readouterr()
+    for family in families:
+        again = _table_cells((tmp_path / family / "table.md").read_text(encoding="utf-8"))
+        committed = _table_cells((HEAT_MAP / family / "table.md").read_text(encoding="utf-8"))
+        assert len(again) == 4 * 3  # mean, g = -1, p = 16, tau(N) = 100 at two budgets
+        for key, cell in again.items():
+            assert committed[key] == cell, (family, key)
+    for family in ("honest-k3", "honest-k5", *families):
+        assert (HEAT_MAP / family / "heat.png").stat().st_size > 0
 
 
 def _close(a: object, b: object) -> bool:
