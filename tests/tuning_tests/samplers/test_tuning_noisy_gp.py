@@ -159,9 +159,9 @@ def test_the_gp_is_told_each_trials_recorded_noise(monkeypatch: pytest.MonkeyPat
     seen: list[np.ndarray] = []
     real_fit = noisy_gp._fit
 
-    def spy(x: np.ndarray, y: np.ndarray, yvar: np.ndarray) -> object:
+    def spy(x: np.ndarray, y: np.ndarray, yvar: np.ndarray, **options: bool) -> object:
         seen.append(np.array(yvar))
-        return real_fit(x, y, yvar)
+        return real_fit(x, y, yvar, **options)
 
     monkeypatch.setattr(noisy_gp, "_fit", spy)
     expected = [trial_variance(t) for t in study.trials]
@@ -339,3 +339,24 @@ def test_the_signal_variance_is_learnt_not_the_spread_of_the_values() -> None:
     spread = np.ptp(post.value)
     assert np.ptp(post.mean) < 0.5 * spread
     assert np.all(post.sd < post.noise_sd)  # the pooled trials know more than one alone
+
+
+def test_input_warping_fits_a_warp_and_the_smoother_uses_the_warped_points() -> None:
+    torch = pytest.importorskip("torch")
+    # a step at x = 0.7: the warp is free to stretch it; the default model has no warp
+    points = [(k / 9, 20.0 + (14.0 if k / 9 > 0.7 else 0.0), 40) for k in range(10)]
+    x = np.array([[p[0]] for p in points])
+    y = np.array([w / g for _, w, g in points])
+    yvar = np.full(10, 1 / 160)
+    plain = noisy_gp._fit(x, y, yvar)
+    assert getattr(plain.model, "input_transform", None) is None
+    warped = noisy_gp._fit(x, y, yvar, input_warp=True)
+    assert type(warped.model.input_transform).__name__ == "Warp"
+    with torch.no_grad():
+        warped_x = warped.model.input_transform(torch.as_tensor(x)).numpy()
+        base = warped.model.covar_module.kernels[1].base_kernel
+        expected = base(torch.as_tensor(warped_x)).to_dense().numpy()
+    assert not np.allclose(warped_x, x)  # the fitted warp moves the points
+    assert np.allclose(noisy_gp._correlation(warped), expected)
+    post = posterior_at_trials(_fixed_study(points).trials, input_warp=True)
+    assert np.all(np.isfinite(post.mean)) and np.all(post.sd > 0)
