@@ -180,7 +180,7 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray, *, input_warp: bool = F
     from gpytorch.kernels import ConstantKernel, ScaleKernel
     from gpytorch.means import ZeroMean
     from gpytorch.mlls import ExactMarginalLogLikelihood
-    from gpytorch.priors import GammaPrior, LogNormalPrior
+    from gpytorch.priors import GammaPrior
 
     center = float(np.mean(y))
     scale = float(np.sqrt(np.median(yvar)))
@@ -205,7 +205,7 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray, *, input_warp: bool = F
             covar_module=level + signal,
             mean_module=ZeroMean(),
             outcome_transform=None,
-            input_transform=_warp(x.shape[1], LogNormalPrior) if input_warp else None,
+            input_transform=_warp(x.shape[1]) if input_warp else None,
         )
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
         fit_gpytorch_mll(mll)
@@ -213,15 +213,16 @@ def _fit(x: np.ndarray, y: np.ndarray, yvar: np.ndarray, *, input_warp: bool = F
     return _Fitted(model, center, scale, x, y, yvar)
 
 
-def _warp(d: int, prior: Any) -> Any:
+def _warp(d: int) -> Any:
     """BoTorch's Kumaraswamy input warping of all ``d`` inputs (:func:`_fit`)."""
     from botorch.models.transforms.input import Warp
+    from gpytorch.priors import LogNormalPrior
 
     return Warp(
         d=d,
         indices=list(range(d)),
-        concentration1_prior=prior(0.0, 0.75),
-        concentration0_prior=prior(0.0, 0.75),
+        concentration1_prior=LogNormalPrior(0.0, 0.75),
+        concentration0_prior=LogNormalPrior(0.0, 0.75),
     )
 
 
