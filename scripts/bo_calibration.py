@@ -380,18 +380,20 @@ def rounded(value: Any, digits: int = 6) -> Any:
 
 
 def _done(path: Path) -> list[dict[str, Any]]:
-    """The records of ``path`` (a recorded ``runs.jsonl.gz`` is read as well)."""
+    """The records of ``path`` (a recorded ``runs.jsonl.gz`` is read as well).
+
+    A last line cut short by an interruption is dropped (its run is played again); any other
+    line that is not a JSON object is damage and stops the script with its line number.
+    """
+    from agents.nets.training.jsonl import parse_rows
     from agents.stored import read_stored
 
     if not path.exists():
         return []
-    records = []
-    for line in read_stored(path).decode("utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut short by an interruption: its run is played again
-    return records
+    try:
+        return parse_rows(read_stored(path).decode("utf-8"), str(path))
+    except ValueError as exc:
+        raise SystemExit(f"{exc}: mend or remove that line, then run again") from exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:

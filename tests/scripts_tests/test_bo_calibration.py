@@ -125,3 +125,16 @@ def test_the_recorded_study_summarises_to_its_committed_summary(tmp_path: Path) 
         (record / "summary.json").read_text()
     )
     assert (out / "summary.md").read_text() == (record / "summary.md").read_text()
+
+
+def test_the_run_log_drops_a_torn_last_line_and_refuses_a_damaged_one(tmp_path: Path) -> None:
+    calib = _script()
+    log = tmp_path / "runs.jsonl"
+    log.write_text('{"function": "flat", "seed": 0}\n{"function": "cliff", "se')
+    assert calib._done(log) == [{"function": "flat", "seed": 0}]  # the cut run plays again
+    packed = tmp_path / "runs.jsonl.gz"
+    packed.write_bytes(gzip.compress(b'{"function": "flat", "seed": 0}\n'))
+    assert calib._done(packed) == [{"function": "flat", "seed": 0}]
+    log.write_text('{"function": "flat", "seed": 0}\nnot json\n{"function": "cliff", "seed": 0}\n')
+    with pytest.raises(SystemExit, match=r"runs\.jsonl, line 2: not JSON"):
+        calib._done(log)

@@ -19,7 +19,7 @@ from typing import Any
 
 from agents.atomic_file import write_atomically
 
-__all__ = ["append_row", "read_rows", "write_rows"]
+__all__ = ["append_row", "parse_rows", "read_rows", "write_rows"]
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -32,8 +32,18 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     """
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")  # the last element is "" when the file ends in a newline
+    return parse_rows(path.read_text(encoding="utf-8"), str(path))
+
+
+def parse_rows(text: str, name: str) -> list[dict[str, Any]]:
+    """The rows of JSON-lines ``text`` (from the file ``name``), as :func:`read_rows` reads them.
+
+    For callers that read the text themselves (a compressed record, for example).
+
+    Raises:
+        ValueError: A complete line that is not a JSON object (named by ``name`` and its number).
+    """
+    lines = text.split("\n")  # the last element is "" when the text ends in a newline
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -43,9 +53,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             if number == len(lines):
                 break  # an append cut short by a kill: the run writes the row again
-            raise ValueError(f"{path}, line {number}: not JSON ({exc.msg})") from exc
+            raise ValueError(f"{name}, line {number}: not JSON ({exc.msg})") from exc
         if not isinstance(row, dict):
-            raise ValueError(f"{path}, line {number}: not a JSON object")
+            raise ValueError(f"{name}, line {number}: not a JSON object")
         rows.append(row)
     return rows
 

@@ -16,8 +16,8 @@ the arms' final best networks play a **round robin** (every pair, ``eval_games``
 on the run's book at a fixed N), and each arm's Elo against the field follows from its total
 score: at equal compute, the arm with the highest Elo gives the most Elo per CPU-hour.
 Everything resumes: rerunning the same command continues the arm in progress with what is
-left of its time, then the matches with their games. The summary goes to ``summary.json``
-and ``summary.md`` in the pilot folder.
+left of its time, then the matches with their games. The summary goes to ``summary.json``,
+``summary.md`` and ``summary.png`` (each arm's Elo against the field) in the pilot folder.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from agents.matches.arena import MatchConfig, run_match
 from agents.matches.stats import Tally, estimate
 from agents.nets.training.gating import load_or_draw_book
 from agents.nets.training.manifest import Manifest
+from agents.nets.training.plots import plot_pilot
 from agents.nets.training.selfplay import run_selfplay
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
@@ -137,6 +138,7 @@ def run_pilot(
             f"[{r['elo_low']}, {r['elo_high']}] |"
         )
     (out / "summary.md").write_text("\n".join(lines) + "\n")
+    plot_pilot(rows, out / "summary.png")
     return summary
 
 

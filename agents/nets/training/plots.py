@@ -1,4 +1,4 @@
-"""Training plots (matplotlib, drawn off screen): losses, gate scores and Elo by generation."""
+"""Training plots (matplotlib, drawn off screen): losses, gate scores, Elo by generation, pilots."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_elo", "plot_gate", "plot_losses", "plot_winrates"]
+__all__ = ["plot_elo", "plot_gate", "plot_losses", "plot_pilot", "plot_winrates"]
 
 log = logging.getLogger(__name__)
 
@@ -162,4 +162,33 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
     ax.set_ylim(-800, 800)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="best")
+    return _save(plt, fig, path)
+
+
+def plot_pilot(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
+    """Plot each pilot arm's Elo against the field with its 95% interval, one point an arm.
+
+    Rows are :func:`agents.nets.training.pilot.run_pilot`'s ``arms``: ``arm``, ``elo_vs_field``,
+    ``elo_low``, ``elo_high`` (``None`` for an infinite bound or a saturated score, drawn at the
+    plot's edge), ``games`` and ``cpu_hours`` (written under the arm's name).
+    """
+    plt = _pyplot()
+    if plt is None or not rows:
+        return None
+    edge = 600.0
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for k, r in enumerate(rows):
+        low = r["elo_low"] if r["elo_low"] is not None else -edge
+        high = r["elo_high"] if r["elo_high"] is not None else edge
+        ax.plot([k, k], [low, high], color="tab:blue", lw=2)
+        if r["elo_vs_field"] is not None:
+            ax.plot([k], [r["elo_vs_field"]], "o", color="tab:blue", markersize=8)
+    labels = [f"{r['arm']}\n{r['games']} games\n{r['cpu_hours']:g} CPU-h" for r in rows]
+    ax.set_xticks(range(len(rows)), labels, fontsize="small")
+    ax.set_xlim(-0.5, len(rows) - 0.5)
+    ax.set_ylim(-edge, edge)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_ylabel("Elo vs the other arms (95%)")
+    ax.set_title("Self-play pilot: strength at equal compute", fontsize="medium")
+    ax.grid(alpha=0.3, axis="y")
     return _save(plt, fig, path)

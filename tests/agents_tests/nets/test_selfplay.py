@@ -256,10 +256,32 @@ def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
         + summary["matches"][0]["draws"]
         == 2
     )
+    assert (tmp_path / "pilot" / "summary.png").stat().st_size > 0
     config = Manifest.load(tmp_path / "pilot" / "puct-full" / "manifest.json").data["config"]
     assert config["search"] == "puct" and config["full_share"] == 1.0
     with pytest.raises(SystemExit, match="unknown field"):
         pilot([str(tmp_path / "p2"), "--set", "sims2=3"])
+
+
+def test_the_pilot_plot_draws_every_arm_and_a_saturated_one_at_the_edge(tmp_path) -> None:
+    from PIL import Image
+
+    from agents.nets.training.plots import plot_pilot
+
+    def arm(name: str, elo: float | None, low: float | None, high: float | None) -> dict:
+        return {"arm": name, "elo_vs_field": elo, "elo_low": low, "elo_high": high}
+
+    rows = [
+        {**arm("gumbel-cap", 40.0, -30.0, 110.0), "games": 9000, "cpu_hours": 1.0},
+        {**arm("puct-full", None, 350.0, None), "games": 4000, "cpu_hours": 0.98},
+    ]
+    path = plot_pilot(rows, tmp_path / "summary.png")
+    assert path is not None
+    with Image.open(path) as image:  # a palette PNG of the figure's size, with a blue point
+        assert image.format == "PNG" and image.size == (600, 400)
+        colours = {rgb for _, rgb in image.convert("RGB").getcolors(4096)}
+    assert any(b > 150 and r < 80 for r, _, b in colours)
+    assert plot_pilot([], tmp_path / "none.png") is None
 
 
 def test_a_run_can_start_from_a_checkpoint(tmp_path, selfplay_config) -> None:
