@@ -2,7 +2,7 @@
 # Continue a self-play run for a fixed time on a bigger, borrowed machine, and pack what changed.
 #
 #   RUN=runs/paper-9x9 MINUTES=4 PACK=/tmp/pack bash scripts/selfplay_burst.sh \
-#       --preset paper-9x9 --games 2500 --sims 64 ... (the run's own resume flags)
+#       --preset paper-9x9 --search gumbel --games 2500 --sims 64 ... (the run's own resume flags)
 #
 # The run folder travels to the machine (copy it there, or carry it); the run resumes with one
 # worker per core but two (the trainer and the system keep theirs), stops cleanly after MINUTES

@@ -109,7 +109,7 @@ class SelfPlayConfig:
     max_moves: int | None = None
     generations: int = 100
     games: int = 2500
-    search: Literal["gumbel", "puct"] = "gumbel"
+    search: Literal["gumbel", "puct"] = "puct"
     sims: int = 64
     fast_sims: int = 16
     full_share: float = 0.25

@@ -221,7 +221,7 @@ def test_selfplay_command_and_paper_preset(tmp_path, capsys, selfplay_config) ->
         selfplay_config(evaluator="net:bogus=1")
 
 
-def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
+def test_pilot_runs_its_arms_and_the_round_robin(tmp_path, capsys) -> None:
     from agents.nets.training.pilot import main as pilot
 
     args = [str(tmp_path / "pilot"), "--tiny", "--size", "5", "--minutes", "0.01"]
@@ -257,6 +257,18 @@ def test_pilot_runs_its_arms_and_the_round_robin(tmp_path) -> None:
         == 2
     )
     assert (tmp_path / "pilot" / "summary.png").stat().st_size > 0
+    from script_support import load_script
+
+    check = load_script("selfplay_pilot_check").main
+    assert (
+        check([str(tmp_path / "pilot"), "gumbel-cap", "puct-full", "--sims", "1", "--games", "2"])
+        == 0
+    )
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert line["sims"] == 1 and line["wins_a"] + line["draws"] + line["losses_a"] == 2
+    assert (tmp_path / "pilot" / "check" / "gumbel-cap--puct-full-n1.jsonl").exists()
+    with pytest.raises(SystemExit):
+        check([str(tmp_path / "pilot"), "gumbel-cap", "nope", "--sims", "1"])
     config = Manifest.load(tmp_path / "pilot" / "puct-full" / "manifest.json").data["config"]
     assert config["search"] == "puct" and config["full_share"] == 1.0
     with pytest.raises(SystemExit, match="unknown field"):
