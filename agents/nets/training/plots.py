@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -170,12 +171,14 @@ def plot_pilot(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pat
 
     Rows are :func:`agents.nets.training.pilot.run_pilot`'s ``arms``: ``arm``, ``elo_vs_field``,
     ``elo_low``, ``elo_high`` (``None`` for an infinite bound or a saturated score, drawn at the
-    plot's edge), ``games`` and ``cpu_hours`` (written under the arm's name).
+    plot's edge), ``games`` and ``cpu_hours`` (written under the arm's name). The axis reaches
+    past every finite bound (at least +-600).
     """
     plt = _pyplot()
     if plt is None or not rows:
         return None
-    edge = 600.0
+    finite = [abs(r[k]) for r in rows for k in ("elo_low", "elo_high") if r[k] is not None]
+    edge = max([600.0, *(100.0 * math.ceil(x / 100.0 + 0.5) for x in finite)])
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, r in enumerate(rows):
         low = r["elo_low"] if r["elo_low"] is not None else -edge
