@@ -16,10 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from agents.matches.arena import MatchConfig, run_match
 from agents.matches.stats import estimate
 from agents.nets.training.gating import load_or_draw_book
 from agents.nets.training.manifest import Manifest
+from agents.nets.training.pilot import play_pair
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
 
@@ -41,22 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     base = SelfPlayConfig.from_dict(manifest.data["config"])
     book = load_or_draw_book(args.pilot / args.a, base)
     for sims in args.sims:
-        match = MatchConfig(
-            agent_a=base.agent_spec(str(args.pilot / args.a / "best.pt"), args.a, sims=sims),
-            agent_b=base.agent_spec(str(args.pilot / args.b / "best.pt"), args.b, sims=sims),
-            games=args.games,
-            rules=base.rules,
-            seed=base.seed + 77,
-            book=book,
-            referee="none",
-        )
-        result = run_match(
-            match,
-            results=args.pilot / "check" / f"{args.a}--{args.b}-n{sims}.jsonl",
-            workers=base.workers,
-            games_per_worker=max(1, min(base.games_per_worker, args.games)),
-        )
-        tally = result.tally
+        tally = play_pair(args.pilot, base, args.a, args.b, games=args.games, book=book, sims=sims)
         est = estimate(tally)
         row = {"sims": sims, "a": args.a, "b": args.b, "wins_a": tally.wins}
         row |= {"draws": tally.draws, "losses_a": tally.losses, "score_a": round(est.rate, 4)}

@@ -38,7 +38,7 @@ from agents.nets.training.plots import plot_pilot
 from agents.nets.training.selfplay import run_selfplay
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
-__all__ = ["ARMS", "main", "run_pilot"]
+__all__ = ["ARMS", "main", "play_pair", "run_pilot"]
 
 ARMS: dict[str, dict[str, Any]] = {
     "gumbel-cap": {"search": "gumbel"},
@@ -53,6 +53,46 @@ def _spent(folder: Path) -> float:
     if not path.exists():
         return 0.0
     return float(Manifest.load(path).data["totals"]["wall_seconds"])
+
+
+def play_pair(
+    out: Path,
+    base: SelfPlayConfig,
+    a: str,
+    b: str,
+    *,
+    games: int,
+    book: tuple[tuple[int, ...], ...],
+    sims: int | None = None,
+) -> Tally:
+    """Arm ``a``'s best network against arm ``b``'s: ``games`` paired games on ``book``.
+
+    Both play the gate's fixed-N PUCT agent (:meth:`SelfPlayConfig.agent_spec`; ``sims``:
+    another N than the gate's) with the round robin's seed. The games go to
+    ``out/eval/A--B.jsonl``, or ``out/check/A--B-nN.jsonl`` at another N, and resume from
+    there. Returns ``a``'s tally.
+    """
+    match = MatchConfig(
+        agent_a=base.agent_spec(str(out / a / "best.pt"), a, sims=sims),
+        agent_b=base.agent_spec(str(out / b / "best.pt"), b, sims=sims),
+        games=games,
+        rules=base.rules,
+        seed=base.seed + 77,
+        book=book,
+        referee="none",
+    )
+    results = (
+        out / "eval" / f"{a}--{b}.jsonl"
+        if sims is None
+        else out / "check" / f"{a}--{b}-n{sims}.jsonl"
+    )
+    result = run_match(
+        match,
+        results=results,
+        workers=base.workers,
+        games_per_worker=max(1, min(base.games_per_worker, games)),
+    )
+    return result.tally
 
 
 def run_pilot(
@@ -77,23 +117,8 @@ def run_pilot(
     tallies = {arm: Tally() for arm in arms}
     matches = []
     for a, b in itertools.combinations(arms, 2):
-        match = MatchConfig(
-            agent_a=base.agent_spec(str(out / a / "best.pt"), a),
-            agent_b=base.agent_spec(str(out / b / "best.pt"), b),
-            games=eval_games,
-            rules=base.rules,
-            seed=base.seed + 77,
-            book=book,
-            referee="none",
-        )
         log(f"pilot: {a} against {b}, {eval_games} games")
-        result = run_match(
-            match,
-            results=out / "eval" / f"{a}--{b}.jsonl",
-            workers=base.workers,
-            games_per_worker=max(1, min(base.games_per_worker, eval_games)),
-        )
-        tally = result.tally
+        tally = play_pair(out, base, a, b, games=eval_games, book=book)
         tallies[a] = tallies[a] + tally
         tallies[b] = tallies[b] + Tally(tally.losses, tally.draws, tally.wins)
         matches.append(
