@@ -259,6 +259,36 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_fork(args: argparse.Namespace) -> int:
+    from agents.nets.training.fork import fork_run
+    from agents.nets.training.selfplay_config import field_value
+
+    try:
+        changes: dict[str, Any] = {}
+        for item in args.set:
+            name, equals, text = item.partition("=")
+            if not equals:
+                raise ValueError(f"--set {item!r}: expected FIELD=VALUE, e.g. --set search=puct")
+            changes[name] = field_value(name, text)
+        record = fork_run(
+            args.run,
+            args.out,
+            changes,
+            force=args.force,
+            log=None if args.quiet else log_line,
+        )
+    except ValueError as exc:
+        print(f"gomcts train fork: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        from agents.cli import os_error_message
+
+        print(f"gomcts train fork: error: {os_error_message(exc, args.out)}", file=sys.stderr)
+        return 2
+    print(json.dumps({"out": str(args.out), **record}))
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from agents.nets.training.report import write_report
 
@@ -277,7 +307,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``train`` subcommand (``sl``, ``selfplay``, ``ladder``, ``report``) to ``gomcts``."""
+    """Add ``train`` (``sl``, ``selfplay``, ``ladder``, ``fork``, ``report``) to ``gomcts``."""
     from agents.cli import output_folder
 
     parser = subparsers.add_parser(
@@ -354,6 +384,36 @@ def register(subparsers: Any) -> None:
     )
     lad.add_argument("--quiet", action="store_true", help="no progress lines")
     lad.set_defaults(func=_cmd_ladder)
+
+    fork = sub.add_parser(
+        "fork",
+        help="copy a self-play run to a new folder that goes on with other self-play settings",
+        description="Fork a self-play run (docs/nets.md, 'Forking a run'): copy its folder whole "
+        "(games, networks, trainer state, book, results, manifest) to --out and change the "
+        "settings given with --set there; then resume the copy with gomcts train selfplay "
+        "--out OUT and the run's flags with the changes. The manifest keeps the run's history "
+        "and records the fork. Only reads the run; stop a live start before forking it.",
+    )
+    fork.add_argument("run", help="the self-play run's folder (only read)")
+    fork.add_argument(
+        "--out", required=True, type=output_folder, help="the fork's folder (new or empty)"
+    )
+    fork.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="a setting of the fork, e.g. --set search=puct (repeatable): the self-play "
+        "search and its constants, window, batch_size, seed, evaluator, and the runtime fields",
+    )
+    fork.add_argument(
+        "--force",
+        action="store_true",
+        help="fork even though the run's last start is recorded as running (killed without "
+        "closing its row)",
+    )
+    fork.add_argument("--quiet", action="store_true", help="no progress lines")
+    fork.set_defaults(func=_cmd_fork)
 
     rep = sub.add_parser(
         "report",

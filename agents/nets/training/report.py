@@ -371,13 +371,22 @@ def _generations_table(metrics: list[dict[str, Any]], ladder: list[dict[str, Any
 
 
 def _changes(data: dict[str, Any]) -> list[str]:
-    """One line for each start that changed a runtime setting (its row's ``changed``)."""
+    """One line for each start that changed a runtime setting, and one for each fork."""
     lines = []
     for k, start in enumerate(data.get("starts", []), 1):
         changed = start.get("changed") or {}
         if changed:
             said = ", ".join(f"`{name}` {old!r} -> {new!r}" for name, (old, new) in changed.items())
             lines.append(f"Start {k} changed {said}.")
+    for fork in data.get("forks", []):
+        said = ", ".join(
+            f"`{name}` {old!r} -> {new!r}" for name, (old, new) in fork["changes"].items()
+        )
+        lines.append(
+            f"Forked after start {fork['after_start']} from `{Path(fork['from']).name}`, at "
+            f"generation {fork['generation']} (phase {fork['phase']}): "
+            f"{said or 'no setting changed'}."
+        )
     return ["", *lines] if lines else []
 
 

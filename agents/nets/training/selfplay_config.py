@@ -20,7 +20,7 @@ from agents.nets.training.ladder_anchors import LadderAnchor, parse_ladder_ancho
 from go_env.rules import Rules
 from go_env.validation import check_int
 
-__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig"]
+__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig", "field_value"]
 
 RUNTIME_FIELDS = frozenset(
     {
@@ -266,3 +266,27 @@ class SelfPlayConfig:
                 f"the same settings (only {', '.join(sorted(RUNTIME_FIELDS))} may change) or "
                 "use another --out folder"
             )
+
+
+def field_value(name: str, text: str) -> Any:
+    """The value of :class:`SelfPlayConfig` field ``name`` written as ``text`` (``--set``).
+
+    Converted to the type of the field's default (``str``, ``float`` or ``int``).
+
+    Raises:
+        ValueError: ``name`` is no settable field (``net`` is set by the network's own
+            options), or ``text`` is no value of its type.
+    """
+    fields = {f.name: f for f in dataclasses.fields(SelfPlayConfig) if f.name != "net"}
+    if name not in fields:
+        raise ValueError(f"unknown field {name!r}; known: {', '.join(sorted(fields))}")
+    default = fields[name].default
+    kind: type = int
+    if name == "init" or isinstance(default, str):
+        kind = str
+    elif isinstance(default, float):
+        kind = float
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: expected {kind.__name__}") from None
