@@ -7,6 +7,12 @@ policy alone, no search), on the same book and seed, with the results under
 
     python scripts/selfplay_pilot_check.py runs/pilot-selfplay gumbel-cap puct-cap \
         --sims 1 256 --games 40
+
+The arms are any two self-play runs in one folder: a run and its fork
+(``gomcts train fork``) meet the same way, on the first run's book and agent settings::
+
+    python scripts/selfplay_pilot_check.py /work/selfplay-runs paper-9x9 paper-9x9-puct \
+        --sims 64 --games 200
 """
 
 from __future__ import annotations
