@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["register"]
@@ -259,51 +260,51 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answer(command: str, folder: str, action: Callable[[], dict[str, Any]]) -> int:
+    """Run ``action`` and print its answer as JSON (0), or its error on standard error (2).
+
+    ``folder``: the output folder an ``OSError`` is most likely about.
+    """
+    try:
+        answer = action()
+    except ValueError as exc:
+        print(f"gomcts train {command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        from agents.cli import os_error_message
+
+        print(f"gomcts train {command}: error: {os_error_message(exc, folder)}", file=sys.stderr)
+        return 2
+    print(json.dumps(answer))
+    return 0
+
+
 def _cmd_fork(args: argparse.Namespace) -> int:
     from agents.nets.training.fork import fork_run
     from agents.nets.training.selfplay_config import field_value
 
-    try:
+    def fork() -> dict[str, Any]:
         changes: dict[str, Any] = {}
         for item in args.set:
             name, equals, text = item.partition("=")
             if not equals:
                 raise ValueError(f"--set {item!r}: expected FIELD=VALUE, e.g. --set search=puct")
             changes[name] = field_value(name, text)
-        record = fork_run(
-            args.run,
-            args.out,
-            changes,
-            force=args.force,
-            log=None if args.quiet else log_line,
-        )
-    except ValueError as exc:
-        print(f"gomcts train fork: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        from agents.cli import os_error_message
+        log = None if args.quiet else log_line
+        record = fork_run(args.run, args.out, changes, force=args.force, log=log)
+        return {"out": str(args.out), **record}
 
-        print(f"gomcts train fork: error: {os_error_message(exc, args.out)}", file=sys.stderr)
-        return 2
-    print(json.dumps({"out": str(args.out), **record}))
-    return 0
+    return _answer("fork", args.out, fork)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from agents.nets.training.report import write_report
 
-    try:
+    def report() -> dict[str, Any]:
         summary = write_report(args.out, args.to, log=None if args.quiet else log_line)
-    except ValueError as exc:
-        print(f"gomcts train report: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        from agents.cli import os_error_message
+        return {"summary": str(summary), "to": str(args.to)}
 
-        print(f"gomcts train report: error: {os_error_message(exc, args.to)}", file=sys.stderr)
-        return 2
-    print(json.dumps({"summary": str(summary), "to": str(args.to)}))
-    return 0
+    return _answer("report", args.to, report)
 
 
 def register(subparsers: Any) -> None:
