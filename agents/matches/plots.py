@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.figures import save_figure
+from agents.figures import BAND_COLOURS, save_figure
 from agents.matches.stats import Z95, wilson_interval
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def plot_running_score(
         The path written.
     """
     figure = running_score_figure(scores, title=title, label=label)
-    return save_figure(figure, path)
+    return save_figure(figure, path, colours=BAND_COLOURS, quantizer="octree")
 
 
 def running_score_figure(

@@ -208,8 +208,8 @@ def _small_png(data: bytes) -> bytes:
     """The plot as a 256-colour PNG when that is smaller (unchanged without Pillow).
 
     A palette PNG is kept as its writer made it (the project's plots are drawn with the
-    palette :func:`agents.figures.save_figure` chose for them: 64 colours for line plots,
-    256 for a heat map).
+    palette :func:`agents.figures.save_figure` chose for them: 64 colours for line plots, 20
+    for a match's running score, 256 for a heat map).
     """
     try:
         from PIL import Image

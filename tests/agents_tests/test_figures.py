@@ -44,3 +44,8 @@ def test_the_same_figure_gives_the_same_bytes(tmp_path, figure) -> None:
 def test_a_palette_size_outside_2_to_256_is_refused(tmp_path, figure, colours) -> None:
     with pytest.raises(ValueError, match="colours must be an int from 2 to 256"):
         save_figure(figure, tmp_path / "x.png", colours=colours)
+
+
+def test_an_unknown_quantizer_is_refused(tmp_path, figure) -> None:
+    with pytest.raises(ValueError, match="quantizer must be one of mediancut, octree"):
+        save_figure(figure, tmp_path / "x.png", quantizer="kmeans")

@@ -407,6 +407,15 @@ def test_summary_and_plot(tmp_path: Path) -> None:
     assert series[2, 1:].tolist() == list(wilson_interval(1.5, 3))
     path = plot_running_score(result.scores, tmp_path / "plot.png", title="test")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image
+
+    with Image.open(path) as image:  # a band plot: 20 colours, its line's kept
+        colours = {rgb for _, rgb in image.convert("RGB").getcolors()}
+
+    def near(target: tuple[int, int, int]) -> bool:
+        return any(sum(abs(a - b) for a, b in zip(c, target, strict=True)) < 12 for c in colours)
+
+    assert len(colours) <= 20 and near((31, 119, 180))  # tab:blue, the series
 
 
 NET_SPEC = 'mcts:policy=puct,sims=3200,batch=16,evaluator="net:lam=0.25",end_scoring=remove_dead'
