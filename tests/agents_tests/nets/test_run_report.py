@@ -18,7 +18,13 @@ from agents.nets.training.report import (
     write_report,
 )
 
-COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "results" / "nets" / "paper-9x9"
+NETS_RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results" / "nets"
+COMMITTED_RUNS = sorted(
+    folder.name
+    for folder in NETS_RESULTS.iterdir()
+    if (folder / "manifest.json").exists() and (folder / "summary.md").exists()
+)
+"""The self-play runs recorded in ``docs/results/nets/`` (by ``gomcts train report``)."""
 
 CONFIG: dict[str, Any] = {
     "net": {
@@ -360,20 +366,23 @@ def test_the_command_writes_the_record_and_reports_errors(
     assert "not a self-play run folder" in capsys.readouterr().err
 
 
-def test_the_committed_record_renders_a_row_per_generation():
-    if not (COMMITTED / "manifest.json").exists():
-        pytest.skip("no record committed in docs/results/nets/paper-9x9")
-    metrics = (COMMITTED / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = _table(render_summary(COMMITTED), "Generations")
+def test_the_runs_of_the_docs_are_recorded():
+    assert {"paper-9x9", "strong-9x9"} <= set(COMMITTED_RUNS)
+
+
+@pytest.mark.parametrize("run", COMMITTED_RUNS)
+def test_the_committed_record_renders_a_row_per_generation(run: str):
+    committed = NETS_RESULTS / run
+    metrics = (committed / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = _table(render_summary(committed), "Generations")
     assert [row.split(" | ")[0] for row in rows[2:]] == [
         "| " + str(json.loads(line)["generation"]) for line in metrics if line.strip()
     ]
 
 
-@pytest.mark.skipif(
-    not (COMMITTED / "summary.md").exists(), reason="no summary.md committed beside the record"
-)
-def test_the_committed_summary_is_what_its_record_renders():
-    assert (COMMITTED / "summary.md").read_text(encoding="utf-8") == render_summary(COMMITTED), (
-        "docs/results/nets/paper-9x9/summary.md is stale: regenerate it with gomcts train report"
+@pytest.mark.parametrize("run", COMMITTED_RUNS)
+def test_the_committed_summary_is_what_its_record_renders(run: str):
+    committed = NETS_RESULTS / run
+    assert (committed / "summary.md").read_text(encoding="utf-8") == render_summary(committed), (
+        f"docs/results/nets/{run}/summary.md is stale: regenerate it with gomcts train report"
     )
