@@ -281,15 +281,10 @@ def _answer(command: str, folder: str, action: Callable[[], dict[str, Any]]) -> 
 
 def _cmd_fork(args: argparse.Namespace) -> int:
     from agents.nets.training.fork import fork_run
-    from agents.nets.training.selfplay_config import field_value
+    from agents.nets.training.selfplay_config import parse_settings
 
     def fork() -> dict[str, Any]:
-        changes: dict[str, Any] = {}
-        for item in args.set:
-            name, equals, text = item.partition("=")
-            if not equals:
-                raise ValueError(f"--set {item!r}: expected FIELD=VALUE, e.g. --set search=puct")
-            changes[name] = field_value(name, text)
+        changes = parse_settings(args.set)
         log = None if args.quiet else log_line
         record = fork_run(args.run, args.out, changes, force=args.force, log=log)
         return {"out": str(args.out), **record}

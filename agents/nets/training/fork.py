@@ -113,7 +113,7 @@ def fork_run(
     if log:
         log(f"copying {source} to {out} (generation {manifest.generation}, {manifest.phase})")
     shutil.copytree(source, out, dirs_exist_ok=True)
-    copy = Manifest.load(out / "manifest.json")
+    copy = Manifest(out / "manifest.json", manifest.data)  # the run's, as read above
     copy.data["config"] = after
     copy.data.setdefault("forks", []).append(record)
     copy.save()

@@ -36,7 +36,7 @@ from agents.nets.training.gating import load_or_draw_book
 from agents.nets.training.manifest import Manifest
 from agents.nets.training.plots import plot_pilot
 from agents.nets.training.selfplay import run_selfplay
-from agents.nets.training.selfplay_config import SelfPlayConfig, field_value
+from agents.nets.training.selfplay_config import SelfPlayConfig, parse_settings
 
 __all__ = ["ARMS", "main", "play_pair", "run_pilot"]
 
@@ -190,13 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from agents.nets.model import NetConfig
 
-    overrides: dict[str, Any] = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        try:
-            overrides[name] = field_value(name, value)
-        except ValueError as exc:
-            raise SystemExit(f"--set {item}: {exc}") from None
+    try:
+        overrides = parse_settings(args.set)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     net = (
         NetConfig(size=args.size, blocks=1, filters=8, history=2)
         if args.tiny

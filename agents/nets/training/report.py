@@ -370,22 +370,23 @@ def _generations_table(metrics: list[dict[str, Any]], ladder: list[dict[str, Any
     return _table(header, rows)
 
 
+def _said(changes: dict[str, list[Any]]) -> str:
+    """Settings changed, name -> ``[before, now]``, as ``` `name` before -> now ```."""
+    return ", ".join(f"`{name}` {old!r} -> {new!r}" for name, (old, new) in changes.items())
+
+
 def _changes(data: dict[str, Any]) -> list[str]:
     """One line for each start that changed a runtime setting, and one for each fork."""
     lines = []
     for k, start in enumerate(data.get("starts", []), 1):
         changed = start.get("changed") or {}
         if changed:
-            said = ", ".join(f"`{name}` {old!r} -> {new!r}" for name, (old, new) in changed.items())
-            lines.append(f"Start {k} changed {said}.")
+            lines.append(f"Start {k} changed {_said(changed)}.")
     for fork in data.get("forks", []):
-        said = ", ".join(
-            f"`{name}` {old!r} -> {new!r}" for name, (old, new) in fork["changes"].items()
-        )
         lines.append(
             f"Forked after start {fork['after_start']} from `{Path(fork['from']).name}`, at "
             f"generation {fork['generation']} (phase {fork['phase']}): "
-            f"{said or 'no setting changed'}."
+            f"{_said(fork['changes']) or 'no setting changed'}."
         )
     return ["", *lines] if lines else []
 

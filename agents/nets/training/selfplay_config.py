@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,7 +21,7 @@ from agents.nets.training.ladder_anchors import LadderAnchor, parse_ladder_ancho
 from go_env.rules import Rules
 from go_env.validation import check_int
 
-__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig", "field_value"]
+__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig", "field_value", "parse_settings"]
 
 RUNTIME_FIELDS = frozenset(
     {
@@ -290,3 +291,21 @@ def field_value(name: str, text: str) -> Any:
         return kind(text)
     except ValueError:
         raise ValueError(f"{name}={text!r}: expected {kind.__name__}") from None
+
+
+def parse_settings(items: Iterable[str]) -> dict[str, Any]:
+    """``FIELD=VALUE`` texts (``--set``, repeatable) as field -> value (:func:`field_value`).
+
+    Raises:
+        ValueError: An item without ``=``, or one :func:`field_value` refuses, named.
+    """
+    settings: dict[str, Any] = {}
+    for item in items:
+        name, equals, text = item.partition("=")
+        if not equals:
+            raise ValueError(f"--set {item!r}: expected FIELD=VALUE, e.g. --set search=puct")
+        try:
+            settings[name] = field_value(name, text)
+        except ValueError as exc:
+            raise ValueError(f"--set {item!r}: {exc}") from None
+    return settings
