@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.nets.evaluator import masked_softmax
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
 from go_env.rules import Rules
@@ -139,12 +140,7 @@ def _forward(net: PolicyValueNet, states: list[GoState]) -> tuple[np.ndarray, np
     with torch.no_grad():
         logits, values = net(x)
     masks = np.stack([s.legal_mask() for s in states])
-    logits_np = logits.numpy().astype(np.float64)
-    logits_np[~masks] = -np.inf
-    logits_np -= logits_np.max(axis=1, keepdims=True)
-    probs = np.exp(logits_np)
-    probs /= probs.sum(axis=1, keepdims=True)
-    return probs, values.numpy().astype(np.float64)
+    return masked_softmax(logits.numpy(), masks), values.numpy().astype(np.float64)
 
 
 def own_positions(
