@@ -309,15 +309,15 @@ def _cmd_pack(args: argparse.Namespace) -> int:
     from agents.nets.packed import pack_checkpoint
 
     def pack() -> dict[str, Any]:
+        limits = {"max_tv_mean": args.max_tv_mean, "max_value_p99": args.max_value_p99}
         return pack_checkpoint(
             args.model,
             args.out,
             positions=args.positions,
             seed=args.seed,
-            max_tv_mean=args.max_tv_mean,
-            max_value_p99=args.max_value_p99,
             force=args.force,
             note=args.note,
+            **{k: v for k, v in limits.items() if v is not None},  # None: the module's
         )
 
     return _answer("pack", args.out, pack)
@@ -470,13 +470,13 @@ def register(subparsers: Any) -> None:
     pack.add_argument(
         "--max-tv-mean",
         type=float,
-        default=0.028,
+        default=None,
         help="limit on the mean total variation of the policy (default 0.028)",
     )
     pack.add_argument(
         "--max-value-p99",
         type=float,
-        default=0.128,
+        default=None,
         help="limit on the 99th percentile of the value's change (default 0.128)",
     )
     pack.add_argument("--force", action="store_true", help="write it even outside the limits")
