@@ -96,7 +96,7 @@ def pack_weights(
 
 
 def unpack_weights(
-    packed: dict[str, torch.Tensor], packing: dict[str, Any]
+    packed: dict[str, torch.Tensor], packing: dict[str, Any] | None
 ) -> dict[str, torch.Tensor]:
     """The fp32 weights that :func:`pack_weights` stored.
 
