@@ -1,6 +1,6 @@
 """The network alone, by precision and runtime: positions per second by batch size.
 
-The shipped network (``agents/nets/models/b4c32-9x9.pt``) evaluates batches of real positions
+The shipped network (``agents/nets/models/b4c32-9x9.pt.gz``) evaluates batches of real positions
 (positions of games it plays against itself, :func:`agents.nets.onnx_int8.calibration_planes`
 with another seed than the quantiser's) on one thread: input planes ``float32 (B, C, 9, 9)`` in,
 logits and values out (``NetForward.raw``: no symmetry, no mask, no softmax). The search's

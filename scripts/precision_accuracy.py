@@ -351,7 +351,7 @@ def stage_record(args: argparse.Namespace, precisions: list[str]) -> None:
     full = args.positions >= FULL_POSITIONS and args.games >= FULL_GAMES
     record_path = args.record or (ROOT / "agents" / "nets" / RECORD if full else args.out / RECORD)
     record = read_record(record_path)
-    _, digest = model_digest("")
+    model_path, digest = model_digest("")
     entries = record.get("precisions", {})
     for p in precisions:
         pos, m = positions.get(p), match.get(p)
@@ -373,7 +373,7 @@ def stage_record(args: argparse.Namespace, precisions: list[str]) -> None:
         }
     payload = {
         "format": 1,
-        "model": "b4c32-9x9.pt",
+        "model": model_path.name,
         "digest": digest,
         "criterion": (
             f">= {FULL_POSITIONS} positions and a paired match of >= {FULL_GAMES} games "

@@ -26,7 +26,8 @@ class NetAgentConfig:
     """Configuration of :class:`NetAgent` (the ``net`` agent plugin).
 
     Args:
-        model: Checkpoint path; ``""`` or ``"default"``: the shipped 9x9 model.
+        model: Checkpoint path, or a shipped network's name (``""``, ``"default"`` or
+            ``"supervised"``: the supervised 9x9 model; ``"paper-9x9"``: the self-play one).
         mode: ``"greedy"`` (the most probable legal move) or ``"sample"`` (draw from the
             policy sharpened or flattened by ``temperature``).
         temperature: Sampling temperature ``T``: probabilities ``p ** (1 / T)``.

@@ -12,7 +12,14 @@ key             content
 ``meta``        JSON-ready facts: how it was trained (data, steps, time, machine...)
 ``train``       optional: what a resumed training run needs (optimizer, step, generators,
                 its own config); shipped models leave it out
+``packing``     only in a *packed* checkpoint (version 2): the weights are stored int8 in
+                groups, and this holds their scales (:mod:`agents.nets.packed`); loading
+                gives fp32 weights again
 ==============  ===========================================================================
+
+A file whose name ends in ``.gz`` is written gzip-compressed, and a gzip-compressed file is
+read whatever its name. Packed and compressed, a network takes about a quarter of its fp32
+file: that is how the package ships its self-play networks (:data:`SHIPPED_MODELS`).
 
 Writes are atomic (a temporary file renamed over the target), so an interrupted run never
 leaves a half-written checkpoint.
@@ -20,7 +27,9 @@ leaves a half-written checkpoint.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import os
 import threading
 from dataclasses import dataclass, field
@@ -37,6 +46,7 @@ from agents.nets.model import NetConfig, PolicyValueNet
 __all__ = [
     "FORMAT",
     "SHIPPED_MODEL",
+    "SHIPPED_MODELS",
     "Checkpoint",
     "CheckpointError",
     "load_checkpoint",
@@ -45,12 +55,25 @@ __all__ = [
     "resolve_model_path",
     "save_checkpoint",
     "shipped_model_path",
+    "shipped_names",
 ]
 
 FORMAT = "gomcts-net"
 VERSION = 1
-SHIPPED_MODEL = "b4c32-9x9.pt"
-"""File name of the model shipped in ``agents/nets/models/`` (see ``docs/nets.md``)."""
+PACKED_VERSION = 2
+"""The version of a packed checkpoint: code that reads only version 1 refuses it rather than
+loading its int8 weights as if they were fp32."""
+SHIPPED_MODEL = "b4c32-9x9.pt.gz"
+"""File name of the default model shipped in ``agents/nets/models/`` (see ``docs/nets.md``)."""
+SHIPPED_MODELS = {
+    "default": SHIPPED_MODEL,
+    "supervised": SHIPPED_MODEL,
+    "paper-9x9": "paper-9x9.pt.gz",
+}
+"""The names a ``model`` option takes for a network shipped in ``agents/nets/models/``:
+``default`` and ``supervised``, the network that imitates GNU Go; ``paper-9x9``, the
+self-play network of Li & Lim's shape (``docs/nets.md`` says how each was made)."""
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 class CheckpointError(ValueError):
@@ -86,8 +109,17 @@ def save_checkpoint(
     *,
     meta: dict[str, Any] | None = None,
     train: dict[str, Any] | None = None,
+    packed: bool = False,
 ) -> Path:
     """Write ``net`` (weights and config), ``meta`` and optional ``train`` state to ``path``.
+
+    Args:
+        path: The file; a name ending in ``.gz`` is written gzip-compressed (with no time
+            stamp, so the same network always gives the same bytes).
+        net: The network.
+        meta: JSON-ready facts about it.
+        train: Training state for a resumed run.
+        packed: Store the weights int8 in groups (:mod:`agents.nets.packed`, version 2).
 
     Returns:
         The path written.
@@ -95,31 +127,42 @@ def save_checkpoint(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     weights = {k: v.detach().to("cpu").clone() for k, v in net.state_dict().items()}
-    data: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "net": net.config.to_dict(),
-        "weights": weights,
-        "meta": dict(meta or {}),
-    }
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "net": net.config.to_dict()}
+    if packed:
+        from agents.nets.packed import pack_weights
+
+        data["version"] = PACKED_VERSION
+        data["weights"], data["packing"] = pack_weights(weights)
+    else:
+        data["weights"] = weights
+    data["meta"] = dict(meta or {})
     if train is not None:
         data["train"] = train
-    write_atomically(path, lambda handle: torch.save(data, handle))
+    if path.name.endswith(".gz"):
+        buffer = io.BytesIO()
+        torch.save(data, buffer)
+        packed_bytes = gzip.compress(buffer.getvalue(), compresslevel=9, mtime=0)
+        write_atomically(path, packed_bytes)
+    else:
+        write_atomically(path, lambda handle: torch.save(data, handle))
     return path
 
 
 def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Checkpoint:
-    """Read a checkpoint written by :func:`save_checkpoint`.
+    """Read a checkpoint written by :func:`save_checkpoint` (a file, or a shipped network's name).
 
     Raises:
         FileNotFoundError: When there is no such file.
         CheckpointError: When the file is not a gomcts network checkpoint.
     """
-    path = Path(path)
+    path = resolve_model_path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no network checkpoint at {path}")
     try:
-        data = torch.load(path, map_location=map_location, weights_only=True)
+        raw = path.read_bytes()
+        if raw[:2] == _GZIP_MAGIC:
+            raw = gzip.decompress(raw)
+        data = torch.load(io.BytesIO(raw), map_location=map_location, weights_only=True)
     except Exception as exc:
         # torch's own message runs to a page of advice about weights_only: its first sentence
         first = str(exc).strip().split(". ", 1)[0].splitlines()[0] if str(exc).strip() else ""
@@ -129,29 +172,58 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
         ) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a {FORMAT} checkpoint (no format tag)")
-    if data.get("version") != VERSION:
+    if data.get("version") not in (VERSION, PACKED_VERSION):
         raise CheckpointError(
-            f"{path} has checkpoint version {data.get('version')!r}; this code reads {VERSION}"
+            f"{path} has checkpoint version {data.get('version')!r}; this code reads "
+            f"{VERSION} and {PACKED_VERSION} (packed)"
         )
     try:
         config = NetConfig.from_dict(data["net"])
     except (KeyError, TypeError, ValueError) as exc:
         raise CheckpointError(f"{path} has an invalid network config: {exc}") from exc
+    weights = data["weights"]
+    if data["version"] == PACKED_VERSION:
+        from agents.nets.packed import unpack_weights
+
+        try:
+            weights = unpack_weights(weights, data.get("packing"))
+        except ValueError as exc:
+            raise CheckpointError(f"{path} has unreadable packed weights: {exc}") from exc
     return Checkpoint(
-        config=config, weights=data["weights"], meta=data.get("meta", {}), train=data.get("train")
+        config=config, weights=weights, meta=data.get("meta", {}), train=data.get("train")
     )
 
 
-def shipped_model_path() -> Path:
-    """Path of the model shipped with the package (``agents/nets/models/``)."""
-    return Path(str(resources.files("agents.nets") / "models" / SHIPPED_MODEL))
+def shipped_names() -> list[str]:
+    """The names of the shipped networks whose files this installation has."""
+    return [name for name in SHIPPED_MODELS if shipped_model_path(name).is_file()]
+
+
+def shipped_model_path(name: str = "default") -> Path:
+    """Path of a network shipped with the package (``agents/nets/models/``).
+
+    Raises:
+        ValueError: When ``name`` is not one of :data:`SHIPPED_MODELS`.
+    """
+    if name not in SHIPPED_MODELS:
+        raise ValueError(
+            f"no shipped network is called {name!r}; the shipped ones are "
+            f"{', '.join(SHIPPED_MODELS)}"
+        )
+    return Path(str(resources.files("agents.nets") / "models" / SHIPPED_MODELS[name]))
 
 
 def resolve_model_path(model: str | PathLike[str]) -> Path:
-    """``model`` as a path; ``""`` or ``"default"`` names the shipped model."""
+    """``model`` as a path.
+
+    ``""`` is the default network, a name of :data:`SHIPPED_MODELS` a shipped one (write
+    ``./NAME`` for a file of that name), anything else a file.
+    """
     text = os.fspath(model)
-    if text in ("", "default"):
+    if text == "":
         return shipped_model_path()
+    if text in SHIPPED_MODELS:
+        return shipped_model_path(text)
     return Path(text).expanduser()
 
 
@@ -184,6 +256,13 @@ def load_net(model: str | PathLike[str], device: str | torch.device = "cpu") -> 
 
 
 def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
-    """The checkpoint path (``""``: the shipped model) and the SHA-256 of its bytes."""
+    """The checkpoint path (``""``: the shipped model) and the SHA-256 of its bytes.
+
+    The bytes of a gzip-compressed file are those it holds, so compressing a checkpoint keeps
+    its digest (the shipped supervised network's records name the digest of its plain file).
+    """
     path = resolve_model_path(model)
-    return path, hashlib.sha256(path.read_bytes()).hexdigest()
+    raw = path.read_bytes()
+    if raw[:2] == _GZIP_MAGIC:
+        raw = gzip.decompress(raw)
+    return path, hashlib.sha256(raw).hexdigest()

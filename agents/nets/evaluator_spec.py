@@ -37,7 +37,8 @@ class NetEvaluatorConfig:
     """Options of the ``net`` evaluator.
 
     Args:
-        model: Checkpoint path; ``""`` or ``"default"``: the shipped 9x9 model.
+        model: Checkpoint path, or a shipped network's name (``""``, ``"default"`` or
+            ``"supervised"``: the supervised 9x9 model; ``"paper-9x9"``: the self-play one).
         symmetry: ``"random"`` (one random board symmetry per position), ``"average"`` (all
             8, averaged) or ``"none"``.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.

@@ -2,7 +2,9 @@
 
 ``sl`` trains from SGF records, ``selfplay`` runs self-play generations, ``ladder`` plays a
 self-play run's missing Elo ladder matches for its past generations, ``report`` copies a
-self-play run's compact record (manifest, metrics, ladder, plots) and writes its summary.
+self-play run's compact record (manifest, metrics, ladder, plots) and writes its summary,
+``fork`` copies a run to go on with other self-play settings, ``pack`` writes a network's
+weights as int8 in groups (:mod:`agents.nets.packed`).
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
@@ -11,6 +13,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
     gomcts train ladder --out runs/selfplay/paper --ladder-anchors gen-0002,supervised@8
     gomcts train report --out runs/selfplay/paper --to runs/records/paper
+    gomcts train pack runs/selfplay/paper/best.pt --out paper.pt.gz
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -302,8 +305,26 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return _answer("report", args.to, report)
 
 
+def _cmd_pack(args: argparse.Namespace) -> int:
+    from agents.nets.packed import pack_checkpoint
+
+    def pack() -> dict[str, Any]:
+        limits = {"max_tv_mean": args.max_tv_mean, "max_value_p99": args.max_value_p99}
+        return pack_checkpoint(
+            args.model,
+            args.out,
+            positions=args.positions,
+            seed=args.seed,
+            force=args.force,
+            note=args.note,
+            **{k: v for k, v in limits.items() if v is not None},  # None: the module's
+        )
+
+    return _answer("pack", args.out, pack)
+
+
 def register(subparsers: Any) -> None:
-    """Add ``train`` (``sl``, ``selfplay``, ``ladder``, ``fork``, ``report``) to ``gomcts``."""
+    """Add ``train`` (``sl``, ``selfplay``, ``ladder``, ``fork``, ``report``, ``pack``)."""
     from agents.cli import output_folder
 
     parser = subparsers.add_parser(
@@ -429,3 +450,35 @@ def register(subparsers: Any) -> None:
     )
     rep.add_argument("--quiet", action="store_true", help="no line per file written")
     rep.set_defaults(func=_cmd_report)
+
+    pack = sub.add_parser(
+        "pack",
+        help="write a network's weights as int8 in groups, about a quarter of the file",
+        description="Write a packed copy of a network checkpoint (docs/nets.md, 'Packed "
+        "networks'): its weights int8 in groups of 32 with one scale each, gzip-compressed "
+        "when --out ends in .gz. The copy is first compared with the network on positions of "
+        "the network's own games, and written only when it changes the policy and the value "
+        "no more than the limits (by default, what the int8 evaluator changed when it passed "
+        "its match); the check is kept in the copy's meta and printed.",
+    )
+    pack.add_argument("model", help="a checkpoint file, or a shipped network's name")
+    pack.add_argument("--out", required=True, help="the packed file, e.g. NAME.pt.gz")
+    pack.add_argument(
+        "--positions", type=int, default=4000, help="positions of the check (default 4000)"
+    )
+    pack.add_argument("--seed", type=int, default=0, help="seed of their games (default 0)")
+    pack.add_argument(
+        "--max-tv-mean",
+        type=float,
+        default=None,
+        help="limit on the mean total variation of the policy (default 0.028)",
+    )
+    pack.add_argument(
+        "--max-value-p99",
+        type=float,
+        default=None,
+        help="limit on the 99th percentile of the value's change (default 0.128)",
+    )
+    pack.add_argument("--force", action="store_true", help="write it even outside the limits")
+    pack.add_argument("--note", default="", help="where the network comes from (kept in its meta)")
+    pack.set_defaults(func=_cmd_pack)

@@ -100,7 +100,18 @@ class Manifest:
             ValueError: When the file is not a self-play manifest.
         """
         path = Path(path)
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls.parse(path, path.read_text(encoding="utf-8"))
+
+    @classmethod
+    def parse(cls, path: str | PathLike[str], text: str) -> Manifest:
+        """The manifest whose JSON is ``text``, to be saved at ``path`` (a record's copy).
+
+        Raises:
+            ValueError: When the text is not a self-play manifest (``json.JSONDecodeError``
+                when it is not JSON).
+        """
+        path = Path(path)
+        data = json.loads(text)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path} is not a self-play manifest (format {FORMAT!r})")
         if data.get("version") != VERSION:

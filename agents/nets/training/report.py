@@ -4,13 +4,15 @@ A self-play run's folder (:mod:`agents.nets.training.selfplay`) holds tens of me
 games and networks; its record is small: ``manifest.json`` (settings, starts, costs),
 ``metrics.jsonl`` (one row per generation), ``ladder.jsonl`` (the Elo ladder) and the plots.
 :func:`write_report` copies that record into a folder of its own (e.g. one under
-``docs/results``), draws the plots again from the copies with the functions self-play uses
-(:mod:`agents.nets.training.plots`), and writes ``summary.md``: the run's settings, a table of
-its starts and a table of its generations.
+``docs/results``), gzip-compressed as a recorded match's results are (``manifest.json.gz``
+...: :mod:`agents.stored`; a sixth of the bytes), draws the plots again from the copies with
+the functions self-play uses (:mod:`agents.nets.training.plots`), and writes ``summary.md``:
+the run's settings, a table of its starts and a table of its generations.
 
 ``summary.md`` is a pure function of the folder's own ``manifest.json``, ``metrics.jsonl`` and
-``ladder.jsonl`` (:func:`render_summary`): the same files give the same bytes, so the summary
-committed beside a record can be checked by rendering it again, without the run.
+``ladder.jsonl``, each read plain or compressed (:func:`render_summary`): the same files give
+the same bytes, so the summary committed beside a record can be checked by rendering it again,
+without the run.
 
 The gate's verdict is the SPRT's (Abraham Wald, *Sequential Tests of Statistical Hypotheses*,
 1945; :mod:`agents.nets.training.gating`); a ladder score is the best network's against an
@@ -29,8 +31,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from agents.nets.training.jsonl import read_rows
+from agents.nets.training.jsonl import parse_rows
 from agents.nets.training.manifest import Manifest
+from agents.stored import pair_of, read_stored, stored_file, write_compressed
 
 __all__ = [
     "PLOTS",
@@ -42,7 +45,7 @@ __all__ = [
 ]
 
 RECORD_FILES = ("manifest.json", "metrics.jsonl", "ladder.jsonl")
-"""The run's files copied as they are."""
+"""The run's files copied as they are, stored gzip-compressed (``NAME.gz``) in a record."""
 
 PLOTS = ("elo.png", "gate.png", "losses.png")
 """The plots, drawn again from the copies (copied from the run where they cannot be drawn)."""
@@ -54,17 +57,30 @@ _PLOT_TITLES = {
 }
 
 
+def _text(folder: Path, name: str) -> str | None:
+    """The text of ``folder``'s file ``name``, stored plain or compressed; ``None``: no file."""
+    stored = stored_file(folder / name)
+    return None if stored is None else read_stored(stored).decode("utf-8")
+
+
+def _rows(folder: Path, name: str) -> list[dict[str, Any]]:
+    """The rows of ``folder``'s JSON-lines file ``name`` (plain or compressed); none: no file."""
+    text = _text(folder, name)
+    return [] if text is None else parse_rows(text, str(folder / name))
+
+
 def _load_manifest(folder: Path) -> Manifest:
-    """The self-play manifest of ``folder``.
+    """The self-play manifest of ``folder`` (``manifest.json``, plain or compressed).
 
     Raises:
         ValueError: ``not a self-play run folder: ...`` when it has none, or not a valid one.
     """
     path = folder / "manifest.json"
-    if not path.is_file():
+    text = _text(folder, "manifest.json")
+    if text is None:
         raise ValueError(f"not a self-play run folder: {folder} (it has no manifest.json)")
     try:
-        return Manifest.load(path)
+        return Manifest.parse(path, text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a self-play run folder: {path} is not JSON ({exc})") from exc
     except ValueError as exc:
@@ -91,10 +107,11 @@ def write_report(
 ) -> Path:
     """Copy a self-play run's compact record into ``to`` and write its ``summary.md``.
 
-    Copies :data:`RECORD_FILES` (a file the run does not have yet is removed from ``to``, so
-    the folder never mixes two states), draws :data:`PLOTS` again from the copies (or copies
-    the run's own where matplotlib is missing), and writes :func:`render_summary` of ``to``.
-    Never copies the games, the networks or the trainer's state.
+    Copies :data:`RECORD_FILES` gzip-compressed (a file the run does not have yet is removed
+    from ``to``, and so is a plain copy an older report left, so the folder never mixes two
+    states), draws :data:`PLOTS` again from the copies (or copies the run's own where
+    matplotlib is missing), and writes :func:`render_summary` of ``to``. Never copies the
+    games, the networks or the trainer's state.
 
     Args:
         run: The run's folder (``gomcts train selfplay --out``); only read.
@@ -114,16 +131,19 @@ def write_report(
     to.mkdir(parents=True, exist_ok=True)
     say = log if log is not None else (lambda line: None)
     for name in RECORD_FILES:
-        source, target = run / name, to / name
+        source = run / name
+        plain, packed = pair_of(to / name)
+        if plain.exists():
+            plain.unlink()
         if source.exists():
-            target.write_bytes(source.read_bytes())  # one read: a file replaced meanwhile is whole
-            say(f"copied {target}")
-        elif target.exists():
-            target.unlink()
-            say(f"removed {target} (the run has no {name})")
+            write_compressed(packed, source.read_bytes())  # one read: a file replaced is whole
+            say(f"copied {packed}")
+        elif packed.exists():
+            packed.unlink()
+            say(f"removed {packed} (the run has no {name})")
     _load_manifest(to)
-    metrics = read_rows(to / "metrics.jsonl")
-    ladder = read_rows(to / "ladder.jsonl")
+    metrics = _rows(to, "metrics.jsonl")
+    ladder = _rows(to, "ladder.jsonl")
     _draw_plots(run, to, metrics, ladder, say)
     summary = to / "summary.md"
     summary.write_text(render_summary(to), encoding="utf-8")
@@ -403,8 +423,8 @@ def render_summary(folder: str | PathLike[str]) -> str:
     folder = Path(folder)
     data = _load_manifest(folder).data
     config = data.get("config", {})
-    metrics = sorted(read_rows(folder / "metrics.jsonl"), key=lambda r: int(r["generation"]))
-    ladder = read_rows(folder / "ladder.jsonl")
+    metrics = sorted(_rows(folder, "metrics.jsonl"), key=lambda r: int(r["generation"]))
+    ladder = _rows(folder, "ladder.jsonl")
     best = data.get("best_generation")
     state = (
         f"Generation {data.get('generation')} in progress (phase {data.get('phase')}); the best "

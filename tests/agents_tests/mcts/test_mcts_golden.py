@@ -13,6 +13,7 @@ Regenerate (only for an intended change of behaviour, and say why in the commit)
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ from go_env.kernels import H_TO_PLAY, HEADER
 from go_env.rules import KoRule, Rules
 from go_env.state import GoState
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mcts_golden.json"
+DATA = Path(__file__).resolve().parents[2] / "data" / "mcts_golden.json.gz"
 
 
 class FakeNet:
@@ -175,7 +176,7 @@ def record() -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_search_reproduces_the_golden_record(name: str) -> None:
-    golden = json.loads(DATA.read_text())
+    golden = json.loads(gzip.decompress(DATA.read_bytes()))
     assert name in golden, f"no golden record for {name}; regenerate with --write"
     got = run_case(CASES[name])
     want = golden[name]
@@ -196,5 +197,6 @@ def test_the_cases_exercise_what_they_claim() -> None:
 
 if __name__ == "__main__":
     if "--write" in sys.argv:
-        DATA.write_text(json.dumps(record(), indent=1) + "\n")
+        text = json.dumps(record(), indent=1) + "\n"
+        DATA.write_bytes(gzip.compress(text.encode(), compresslevel=9, mtime=0))
         print(f"wrote {DATA}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ NETS_RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results" / "nets"
 COMMITTED_RUNS = sorted(
     folder.name
     for folder in NETS_RESULTS.iterdir()
-    if (folder / "manifest.json").exists() and (folder / "summary.md").exists()
+    if (folder / "manifest.json.gz").exists() and (folder / "summary.md").exists()
 )
 """The self-play runs recorded in ``docs/results/nets/`` (by ``gomcts train report``)."""
 
@@ -210,9 +211,10 @@ def test_the_report_copies_the_record_and_never_the_games_or_nets(run: Path, tmp
     to = tmp_path / "record" / "tiny"
     summary = write_report(run, to)
     assert summary == to / "summary.md"
-    assert sorted(p.name for p in to.iterdir()) == sorted([*RECORD_FILES, *PLOTS, "summary.md"])
-    for name in RECORD_FILES:
-        assert (to / name).read_bytes() == (run / name).read_bytes()
+    packed = [f"{name}.gz" for name in RECORD_FILES]
+    assert sorted(p.name for p in to.iterdir()) == sorted([*packed, *PLOTS, "summary.md"])
+    for name in RECORD_FILES:  # compressed, the bytes of the run's own
+        assert gzip.decompress((to / f"{name}.gz").read_bytes()) == (run / name).read_bytes()
     assert summary.read_text(encoding="utf-8") == render_summary(to)
     assert all((to / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in PLOTS)
     assert "## Plots" not in render_summary(run)  # the fake run has none: no link
@@ -313,9 +315,22 @@ def test_a_file_the_run_lacks_is_removed_from_the_record(run: Path, tmp_path: Pa
     write_report(run, to)
     (run / "ladder.jsonl").unlink()
     text = write_report(run, to).read_text(encoding="utf-8")
-    assert not (to / "ladder.jsonl").exists()
+    assert not (to / "ladder.jsonl.gz").exists() and not (to / "ladder.jsonl").exists()
     assert "vs initial" not in text
     assert "| 2 | 1,200 | 31,020 | 25.9 | H0 after 36 games | 0.417 [0.270, 0.580] | 0.53 |" in text
+
+
+def test_an_older_plain_record_is_read_and_rewritten_compressed(run: Path, tmp_path: Path):
+    to = tmp_path / "rec"
+    to.mkdir()
+    for name in RECORD_FILES:  # a record as reports wrote them before: plain copies
+        (to / name).write_bytes((run / name).read_bytes())
+    plain_summary = render_summary(to)
+    write_report(run, to)
+    assert not any((to / name).exists() for name in RECORD_FILES)
+    for name in PLOTS:  # the plain record had none
+        (to / name).unlink()
+    assert render_summary(to) == plain_summary
 
 
 def test_a_folder_without_a_manifest_is_refused(tmp_path: Path):
@@ -342,7 +357,8 @@ def test_a_torn_last_line_is_dropped_and_a_damaged_line_is_named(run: Path, tmp_
     whole = metrics.read_text()
     metrics.write_text(whole + '{"generation": 4, "ga')  # an append cut short by a kill
     write_report(run, tmp_path / "rec")
-    assert (tmp_path / "rec" / "metrics.jsonl").read_text().startswith(whole)
+    copied = gzip.decompress((tmp_path / "rec" / "metrics.jsonl.gz").read_bytes()).decode()
+    assert copied.startswith(whole)
     metrics.write_text(whole + '{"generation": 4, "ga\n{"generation": 5}\n')
     with pytest.raises(ValueError, match=r"metrics.jsonl, line 4: not JSON"):
         write_report(run, tmp_path / "rec2")
@@ -373,7 +389,7 @@ def test_the_runs_of_the_docs_are_recorded():
 @pytest.mark.parametrize("run", COMMITTED_RUNS)
 def test_the_committed_record_renders_a_row_per_generation(run: str):
     committed = NETS_RESULTS / run
-    metrics = (committed / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    metrics = gzip.decompress((committed / "metrics.jsonl.gz").read_bytes()).decode().splitlines()
     rows = _table(render_summary(committed), "Generations")
     assert [row.split(" | ")[0] for row in rows[2:]] == [
         "| " + str(json.loads(line)["generation"]) for line in metrics if line.strip()
