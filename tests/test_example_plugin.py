@@ -190,7 +190,7 @@ def test_window_mean_is_tuned_by_a_tiny_study(plugin_path: Path, tmp_path: Path)
         assert trial.user_attrs["candidate"] == f'mcts:sims=8,backup="window_mean:window={window}"'
     best = json.loads(Path(report.best_file).read_text())
     assert best["backup"] == "window_mean" and isinstance(best["params"]["window"], int)
-    assert Path(report.profile_plot).stat().st_size > 10_000
+    assert Path(report.profile_plot).stat().st_size > 5_000  # a drawn profile (octree palette)
     assert report.verification["games"] == 2
 
 

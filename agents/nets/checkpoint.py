@@ -13,7 +13,7 @@ key             content
 ``train``       optional: what a resumed training run needs (optimizer, step, generators,
                 its own config); shipped models leave it out
 ``packing``     only in a *packed* checkpoint (version 2): the weights are stored int8 in
-                groups, and this holds their scales (:mod:`agents.nets.packed`); loading
+                groups, and this holds their scales (:mod:`agents.nets.packing`); loading
                 gives fp32 weights again
 ==============  ===========================================================================
 
@@ -119,7 +119,7 @@ def save_checkpoint(
         net: The network.
         meta: JSON-ready facts about it.
         train: Training state for a resumed run.
-        packed: Store the weights int8 in groups (:mod:`agents.nets.packed`, version 2).
+        packed: Store the weights int8 in groups (:mod:`agents.nets.packing`, version 2).
 
     Returns:
         The path written.
@@ -129,7 +129,7 @@ def save_checkpoint(
     weights = {k: v.detach().to("cpu").clone() for k, v in net.state_dict().items()}
     data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "net": net.config.to_dict()}
     if packed:
-        from agents.nets.packed import pack_weights
+        from agents.nets.packing import pack_weights
 
         data["version"] = PACKED_VERSION
         data["weights"], data["packing"] = pack_weights(weights)
@@ -183,7 +183,7 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
         raise CheckpointError(f"{path} has an invalid network config: {exc}") from exc
     weights = data["weights"]
     if data["version"] == PACKED_VERSION:
-        from agents.nets.packed import unpack_weights
+        from agents.nets.packing import unpack_weights
 
         try:
             weights = unpack_weights(weights, data.get("packing"))

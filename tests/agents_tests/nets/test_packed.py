@@ -21,16 +21,8 @@ from agents.nets.checkpoint import (
     shipped_names,
 )
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.packed import (
-    GROUP,
-    PackCheckError,
-    compare,
-    own_positions,
-    pack_checkpoint,
-    pack_weights,
-    packed_copy,
-    unpack_weights,
-)
+from agents.nets.packed import PackCheckError, compare, own_positions, pack_checkpoint, packed_copy
+from agents.nets.packing import GROUP, pack_weights, unpack_weights
 
 SMALL = NetConfig(size=5, blocks=1, filters=8, history=2, value_hidden=8)
 
