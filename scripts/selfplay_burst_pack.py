@@ -34,6 +34,11 @@ import sys
 import tarfile
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.nets.training.manifest import Manifest  # noqa: E402
+
 __all__ = ["main", "pack_run", "packed_files"]
 
 
@@ -47,9 +52,7 @@ def packed_files(run: Path, force: bool = False) -> list[Path]:
     manifest = run / "manifest.json"
     if not manifest.is_file():
         raise ValueError(f"not a self-play run folder: {run} (it has no manifest.json)")
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    if data.get("format") != "gomcts-selfplay":
-        raise ValueError(f"not a self-play run folder: {manifest} is not a self-play manifest")
+    data = Manifest.load(manifest).data  # refuses another format or version
     starts = data.get("starts", [])
     if starts and starts[-1].get("status") == "running" and not force:
         raise ValueError(

@@ -148,6 +148,12 @@ def save_checkpoint(
     return path
 
 
+def _stored_bytes(path: Path) -> bytes:
+    """The checkpoint bytes of ``path``, decompressed when the file is gzip."""
+    raw = path.read_bytes()
+    return gzip.decompress(raw) if raw[:2] == _GZIP_MAGIC else raw
+
+
 def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Checkpoint:
     """Read a checkpoint written by :func:`save_checkpoint` (a file, or a shipped network's name).
 
@@ -159,10 +165,9 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
     if not path.is_file():
         raise FileNotFoundError(f"no network checkpoint at {path}")
     try:
-        raw = path.read_bytes()
-        if raw[:2] == _GZIP_MAGIC:
-            raw = gzip.decompress(raw)
-        data = torch.load(io.BytesIO(raw), map_location=map_location, weights_only=True)
+        data = torch.load(
+            io.BytesIO(_stored_bytes(path)), map_location=map_location, weights_only=True
+        )
     except Exception as exc:
         # torch's own message runs to a page of advice about weights_only: its first sentence
         first = str(exc).strip().split(". ", 1)[0].splitlines()[0] if str(exc).strip() else ""
@@ -262,7 +267,4 @@ def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
     its digest (the shipped supervised network's records name the digest of its plain file).
     """
     path = resolve_model_path(model)
-    raw = path.read_bytes()
-    if raw[:2] == _GZIP_MAGIC:
-        raw = gzip.decompress(raw)
-    return path, hashlib.sha256(raw).hexdigest()
+    return path, hashlib.sha256(_stored_bytes(path)).hexdigest()

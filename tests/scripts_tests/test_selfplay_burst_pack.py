@@ -22,6 +22,7 @@ def _run(folder: Path, generation: int = 5, window: int = 2, status: str = "budg
     (folder / "gate").mkdir()
     manifest = {
         "format": "gomcts-selfplay",
+        "version": 1,
         "generation": generation,
         "config": {"window": window},
         "starts": [{"status": status}],
