@@ -268,6 +268,10 @@ def _settings(config: dict[str, Any], data: dict[str, Any]) -> str:
     )
     if search == "gumbel":
         play += f", m = {config.get('considered')}"
+    if config.get("fpu") == "parent":  # runs from before the field had 0 (not named)
+        play += f", unvisited children at the parent's value - {config.get('fpu_reduction')}"
+    elif "fpu" in config:
+        play += ", unvisited children at 0"
     parts.append(play)
     parts.append(
         f"{_count(config.get('games'))} games a generation, window of {config.get('window')} "
