@@ -91,7 +91,9 @@ class SelfPlayConfig:
             below Gumbel's root): ``"parent"`` (the parent's value less ``fpu_reduction``)
             or ``"auto"`` (0; runs made before this field existed,
             :data:`LEGACY_VALUES`). The gate's and the ladder's agents keep ``"auto"``.
-        fpu_reduction: The reduction under ``fpu="parent"``.
+        fpu_reduction: The reduction under ``fpu="parent"`` (under ``"auto"`` there is none:
+            the field is stored as 0, so ``--fpu auto`` resumes an old run whatever
+            ``--fpu-reduction`` says).
         window: Generations of games in the replay window.
         train_steps: Optimizer steps per generation.
         batch_size: Examples per step.
@@ -203,6 +205,8 @@ class SelfPlayConfig:
                 f"network plays 9x9), this run is {self.net.size}x{self.net.size}; use "
                 "gen-NNNN or gen-NNNN@SIMS anchors"
             )
+        if self.fpu == "auto":  # no reduction under auto: stored as 0, whatever was given
+            object.__setattr__(self, "fpu_reduction", 0.0)
         self.settings()  # validates the search fields
         self.rules  # noqa: B018 - validates komi and the move cap
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -130,6 +129,10 @@ def test_a_run_from_before_fpu_resumes_with_fpu_zero_and_forks_to_parent(tmp_pat
     assert run_selfplay(tmp_path / "fork", selfplay_config(search="puct", generations=2)) == (
         "done"
     )
-    assert run_selfplay(out, dataclasses.replace(legacy, generations=2)) == "done"
+    # --fpu auto with the command line's default reduction (0.2) resumes it: no reduction
+    # under auto
+    assert selfplay_config(fpu="auto", fpu_reduction=0.2).fpu_reduction == 0.0
+    resumed = selfplay_config(search="puct", fpu="auto", fpu_reduction=0.2, generations=2)
+    assert run_selfplay(out, resumed) == "done"
     summary = render_summary(write_report(tmp_path / "fork", tmp_path / "record").parent)
     assert "unvisited children at the parent's value - 0.2" in summary
