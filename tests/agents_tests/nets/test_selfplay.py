@@ -290,7 +290,7 @@ def test_the_pilot_plot_draws_every_arm_and_a_saturated_one_at_the_edge(tmp_path
     path = plot_pilot(rows, tmp_path / "summary.png")
     assert path is not None
     with Image.open(path) as image:  # a palette PNG of the figure's size, with a blue point
-        assert image.format == "PNG" and image.size == (600, 400)
+        assert image.format == "PNG" and image.size == (480, 320)
         colours = {rgb for _, rgb in image.convert("RGB").getcolors(4096)}
     assert any(b > 150 and r < 80 for r, _, b in colours)
     assert plot_pilot([], tmp_path / "none.png") is None
