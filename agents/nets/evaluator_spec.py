@@ -9,6 +9,12 @@ alone: the model shipped with the package). Options follow the path inside quote
 Boke Go's lambda is 1/2, ``docs/protocol.md#boke-go``); ``lam=0`` (default) is the value
 network alone, as in [LL20].
 
+``sha256=PREFIX`` pins the network: building the evaluator refuses a checkpoint whose
+SHA-256 (:func:`~agents.nets.checkpoint.model_digest`, of the uncompressed bytes) does not
+start with ``PREFIX`` (12 to 64 hex digits). A recorded match or a pre-registered plan that
+names a shipped network by name (``net:paper-9x9``) then cannot silently measure a later
+file shipped under that name.
+
 :class:`NetEvaluatorConfig` is the ``net`` plugin of the entry-point group
 ``gomcts.evaluators`` (:mod:`agents.mcts.evaluator_plugins`): the registry imports this module
 to read a spec, so it must not import torch; :meth:`NetEvaluatorConfig.build` does, when an
@@ -17,6 +23,7 @@ evaluator is built. ``mix:value=net,lam=...`` mixes rollouts in the same way as 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -30,6 +37,8 @@ if TYPE_CHECKING:
     from agents.mcts.evaluators import Evaluator
 
 __all__ = ["NetEvaluatorConfig", "net_evaluator_config"]
+
+_DIGEST_PREFIX = re.compile(r"^[0-9a-f]{12,64}$")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +59,9 @@ class NetEvaluatorConfig:
         threads: Torch CPU threads of the process (0: leave torch's setting). One thread is
             the default: a small network gains little from more, and on a busy machine
             threads that wait for each other are many times slower.
+        sha256: The network's SHA-256, or its first 12 or more hex digits (``""``: not
+            checked); a checkpoint with another digest is refused when the evaluator is
+            built.
     """
 
     __spec_positional__: ClassVar[str] = "model"
@@ -61,6 +73,7 @@ class NetEvaluatorConfig:
     lam: float = 0.0
     threads: int = 1
     precision: str = "fp32"
+    sha256: str = ""
 
     def __post_init__(self) -> None:
         if self.symmetry not in ("none", "random", "average"):
@@ -72,6 +85,29 @@ class NetEvaluatorConfig:
         check_threads(self.threads)
         check_device(self.device)
         check_precision(self.precision)
+        if self.sha256 and not _DIGEST_PREFIX.match(self.sha256):
+            raise ValueError(
+                f"sha256 must be 12 to 64 lower-case hex digits (a SHA-256 or its start), "
+                f"got {self.sha256!r}"
+            )
+
+    def check_digest(self) -> None:
+        """Refuse a network whose SHA-256 does not start with ``sha256`` (when it is set).
+
+        Raises:
+            ValueError: Naming the file, its digest and the pinned one.
+        """
+        if not self.sha256:
+            return
+        from agents.nets.checkpoint import model_digest
+
+        path, digest = model_digest(self.model)
+        if not digest.startswith(self.sha256):
+            raise ValueError(
+                f"evaluator 'net': the network {path} has SHA-256 {digest[:16]}..., not the "
+                f"pinned {self.sha256}...; restore the pinned file (for a shipped network: "
+                f"git log -- {path} lists the commits that changed it) or drop sha256="
+            )
 
     def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> Evaluator:
         """The evaluator: a network, mixed with rollouts when ``lam > 0``.
@@ -88,6 +124,7 @@ class NetEvaluatorConfig:
         from agents.mcts.evaluators import MixedEvaluator, RolloutEvaluator
         from agents.nets.evaluator import NetEvaluator
 
+        self.check_digest()
         use_threads(self.threads)
         seeds = np.random.SeedSequence(seed).generate_state(2)
         net = NetEvaluator(

@@ -108,6 +108,10 @@ _SELFPLAY_OPTIONS: dict[str, str] = {
     "noise_alpha": "PUCT self-play: Dirichlet concentration",
     "noise_weight": "PUCT self-play: Dirichlet weight",
     "temperature_moves": "PUCT self-play: moves sampled by visit counts",
+    "fpu": "first-play urgency of the self-play PUCT searches: parent (the parent's value "
+    "less --fpu-reduction) or auto (0, the rule of runs made before this option; resume "
+    "such a run with --fpu auto)",
+    "fpu_reduction": "the reduction of --fpu parent",
     "window": "generations of games in the replay window",
     "train_steps": "optimizer steps per generation",
     "batch_size": "examples per step",
@@ -147,8 +151,11 @@ def _selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     for name, text in _SELFPLAY_OPTIONS.items():
         default = fields[name].default
         kind: Any = type(default) if default is not None else int
-        if name == "search":
-            parser.add_argument("--search", choices=("gumbel", "puct"), default=default, help=text)
+        if name in ("search", "fpu"):
+            choices = ("gumbel", "puct") if name == "search" else ("parent", "auto")
+            parser.add_argument(
+                "--" + name, choices=choices, default=default, help=f"{text} (default {default})"
+            )
             continue
         if name == "workers":  # the default depends on --ray (see _workers)
             parser.add_argument("--workers", type=int, default=None, help=text)

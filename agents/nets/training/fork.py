@@ -48,6 +48,8 @@ FORK_FIELDS = frozenset(
         "noise_alpha",
         "noise_weight",
         "temperature_moves",
+        "fpu",
+        "fpu_reduction",
         "window",
         "batch_size",
         "seed",

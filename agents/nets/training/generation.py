@@ -68,6 +68,13 @@ class GameSettings:
         noise_alpha: Dirichlet concentration (PUCT full searches).
         noise_weight: Dirichlet weight (PUCT full searches).
         temperature_moves: Moves sampled by visit counts (PUCT).
+        fpu: Value of a PUCT child without visits (:class:`~agents.mcts.config.MCTSConfig`'s
+            ``fpu``): ``"parent"``, the parent's value less ``fpu_reduction`` (Leela Zero,
+            KataGo), or ``"auto"``, 0 (AlphaGo Zero's convention), the only rule before
+            this field existed. Under ``"auto"`` the side that believes it is losing sees
+            every untried move as better than its tried ones, searches breadth-first, and
+            its visit-count targets flatten (``docs/nets.md``, "First-play urgency").
+        fpu_reduction: The reduction under ``fpu="parent"``.
     """
 
     rules: Rules
@@ -82,10 +89,16 @@ class GameSettings:
     noise_alpha: float = 0.15
     noise_weight: float = 0.25
     temperature_moves: int = 8
+    fpu: Literal["parent", "auto"] = "parent"
+    fpu_reduction: float = 0.2
 
     def __post_init__(self) -> None:
         if self.search not in ("gumbel", "puct"):
             raise ValueError(f"search must be 'gumbel' or 'puct', got {self.search!r}")
+        if self.fpu not in ("parent", "auto"):
+            raise ValueError(f"fpu must be 'parent' or 'auto', got {self.fpu!r}")
+        if not 0.0 <= self.fpu_reduction <= 2.0:
+            raise ValueError(f"fpu_reduction must be in [0, 2], got {self.fpu_reduction}")
         for name in ("sims", "fast_sims", "considered"):
             value = getattr(self, name)
             check_int(name, value, min=1)
@@ -102,6 +115,8 @@ class GameSettings:
             c=self.c,
             noise_alpha=self.noise_alpha,
             noise_weight=self.noise_weight if noise else 0.0,
+            fpu=self.fpu,
+            fpu_reduction=self.fpu_reduction if self.fpu == "parent" else 0.0,
             seed=seed,
         )
 

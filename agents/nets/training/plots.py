@@ -31,7 +31,7 @@ def _save(plt: Any, fig: Any, path: str | PathLike[str]) -> Path:
     from agents.figures import save_figure
 
     fig.tight_layout()
-    out = save_figure(fig, path, dpi=100)
+    out = save_figure(fig, path, dpi=80)
     plt.close(fig)
     return out
 

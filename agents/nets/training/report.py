@@ -114,7 +114,8 @@ def write_report(
     games, the networks or the trainer's state.
 
     Args:
-        run: The run's folder (``gomcts train selfplay --out``); only read.
+        run: The run's folder (``gomcts train selfplay --out``), or another record (its
+            files compressed): a record is drawn again elsewhere; only read.
         to: The record's folder, created if needed; outside ``run``.
         log: Called with one line per file written.
 
@@ -131,12 +132,12 @@ def write_report(
     to.mkdir(parents=True, exist_ok=True)
     say = log if log is not None else (lambda line: None)
     for name in RECORD_FILES:
-        source = run / name
+        source = stored_file(run / name)  # plain in a run, compressed in a record
         plain, packed = pair_of(to / name)
         if plain.exists():
             plain.unlink()
-        if source.exists():
-            write_compressed(packed, source.read_bytes())  # one read: a file replaced is whole
+        if source is not None:
+            write_compressed(packed, read_stored(source))  # one read: a file replaced is whole
             say(f"copied {packed}")
         elif packed.exists():
             packed.unlink()
@@ -268,6 +269,10 @@ def _settings(config: dict[str, Any], data: dict[str, Any]) -> str:
     )
     if search == "gumbel":
         play += f", m = {config.get('considered')}"
+    if config.get("fpu") == "parent":  # runs from before the field had 0 (not named)
+        play += f", unvisited children at the parent's value - {config.get('fpu_reduction')}"
+    elif "fpu" in config:
+        play += ", unvisited children at 0"
     parts.append(play)
     parts.append(
         f"{_count(config.get('games'))} games a generation, window of {config.get('window')} "

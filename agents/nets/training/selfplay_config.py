@@ -21,7 +21,18 @@ from agents.nets.training.ladder_anchors import LadderAnchor, parse_ladder_ancho
 from go_env.rules import Rules
 from go_env.validation import check_int
 
-__all__ = ["RUNTIME_FIELDS", "SelfPlayConfig", "field_value", "parse_settings"]
+__all__ = [
+    "LEGACY_VALUES",
+    "RUNTIME_FIELDS",
+    "SelfPlayConfig",
+    "field_value",
+    "parse_settings",
+]
+
+LEGACY_VALUES: dict[str, Any] = {"fpu": "auto", "fpu_reduction": 0.0}
+"""The value of a recipe field in a manifest written before the field existed: the one rule
+there was then. A new run gets the field's default; an old run resumes, is forked and is
+reported with its legacy value (first-play urgency 0 under PUCT, before ``fpu`` existed)."""
 
 RUNTIME_FIELDS = frozenset(
     {
@@ -76,6 +87,13 @@ class SelfPlayConfig:
         noise_alpha: Dirichlet concentration (PUCT).
         noise_weight: Dirichlet weight (PUCT).
         temperature_moves: Moves sampled by visit counts (PUCT).
+        fpu: First-play urgency of the self-play PUCT searches (the whole PUCT search, and
+            below Gumbel's root): ``"parent"`` (the parent's value less ``fpu_reduction``)
+            or ``"auto"`` (0; runs made before this field existed,
+            :data:`LEGACY_VALUES`). The gate's and the ladder's agents keep ``"auto"``.
+        fpu_reduction: The reduction under ``fpu="parent"`` (under ``"auto"`` there is none:
+            the field is stored as 0, so ``--fpu auto`` resumes an old run whatever
+            ``--fpu-reduction`` says).
         window: Generations of games in the replay window.
         train_steps: Optimizer steps per generation.
         batch_size: Examples per step.
@@ -121,6 +139,8 @@ class SelfPlayConfig:
     noise_alpha: float = 0.15
     noise_weight: float = 0.25
     temperature_moves: int = 8
+    fpu: Literal["parent", "auto"] = "parent"
+    fpu_reduction: float = 0.2
     window: int = 4
     train_steps: int = 1000
     batch_size: int = 64
@@ -185,6 +205,8 @@ class SelfPlayConfig:
                 f"network plays 9x9), this run is {self.net.size}x{self.net.size}; use "
                 "gen-NNNN or gen-NNNN@SIMS anchors"
             )
+        if self.fpu == "auto":  # no reduction under auto: stored as 0, whatever was given
+            object.__setattr__(self, "fpu_reduction", 0.0)
         self.settings()  # validates the search fields
         self.rules  # noqa: B018 - validates komi and the move cap
 
@@ -232,8 +254,8 @@ class SelfPlayConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
-        """The config of :meth:`to_dict`'s output."""
-        return cls(**{**data, "net": NetConfig.from_dict(data["net"])})
+        """The config of :meth:`to_dict`'s output (a field it lacks: :data:`LEGACY_VALUES`)."""
+        return cls(**{**LEGACY_VALUES, **data, "net": NetConfig.from_dict(data["net"])})
 
     def runtime_changes(self, saved: dict[str, Any]) -> dict[str, list[Any]]:
         """The runtime fields whose value differs from ``saved``'s: name -> ``[saved, now]``.
@@ -255,6 +277,7 @@ class SelfPlayConfig:
             ValueError: Naming the fields that differ.
         """
         mine = self.to_dict()
+        saved = {**LEGACY_VALUES, **saved}
         differ = sorted(
             k
             for k in set(mine) | set(saved)

@@ -166,6 +166,6 @@ def test_elo_plot_draws_every_anchor_and_saturated_bounds(tmp_path) -> None:
     from PIL import Image
 
     with Image.open(path) as image:  # a palette PNG of the figure's size
-        assert image.format == "PNG" and image.mode == "P" and image.size == (700, 450)
+        assert image.format == "PNG" and image.mode == "P" and image.size == (560, 360)
         assert len(image.getcolors()) > 4  # the curves' colours survive the palette
     assert plot_elo([], tmp_path / "none.png") is None

@@ -182,3 +182,17 @@ def test_every_threads_setting_refuses_a_bad_count(model_path):
         make_agent(f'mcts:evaluator="net:{model_path},threads=-1"')
     with pytest.raises(ValueError, match=r"got True"):
         NetAgentConfig(model=model_path, threads=True)
+
+
+def test_a_pinned_network_is_refused_when_its_digest_differs(model_path):
+    """``sha256=`` pins the checkpoint: its prefix builds; another digest is refused."""
+    from agents.nets.checkpoint import model_digest
+
+    _, digest = model_digest(model_path)
+    agent = make_agent(f'mcts:policy=puct,sims=8,evaluator="net:{model_path},sha256={digest[:12]}"')
+    assert isinstance(agent.search.evaluator, NetEvaluator)
+    other = "0" * 12 if not digest.startswith("0" * 12) else "1" * 12
+    with pytest.raises(ValueError, match=f"has SHA-256 {digest[:16]}.*not the pinned {other}"):
+        make_agent(f'mcts:policy=puct,sims=8,evaluator="net:{model_path},sha256={other}"')
+    with pytest.raises(SpecError, match="sha256 must be 12 to 64 lower-case hex digits"):
+        make_agent(f'mcts:evaluator="net:{model_path},sha256=abc"')

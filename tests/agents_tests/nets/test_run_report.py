@@ -18,6 +18,7 @@ from agents.nets.training.report import (
     render_summary,
     write_report,
 )
+from agents.stored import pair_of
 
 NETS_RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results" / "nets"
 COMMITTED_RUNS = sorted(
@@ -308,6 +309,17 @@ def test_the_summary_is_the_same_bytes_from_the_same_files(run: Path, tmp_path: 
     assert first == second
     again = write_report(run, tmp_path / "a" / "rec").read_bytes()  # over its own record
     assert again == first
+
+
+def test_a_record_is_drawn_again_from_another_record(run: Path, tmp_path: Path):
+    """A record as the source (its files compressed) gives the same record elsewhere, and
+    the destination's files are kept (before, a record as the source emptied it)."""
+    first = write_report(run, tmp_path / "a" / "rec")
+    second = write_report(first.parent, tmp_path / "b" / "rec")
+    assert second.read_bytes() == first.read_bytes()
+    for name in RECORD_FILES:
+        packed = pair_of(tmp_path / "b" / "rec" / name)[1]
+        assert packed.read_bytes() == pair_of(first.parent / name)[1].read_bytes()
 
 
 def test_a_file_the_run_lacks_is_removed_from_the_record(run: Path, tmp_path: Path):

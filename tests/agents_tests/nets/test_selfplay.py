@@ -290,7 +290,7 @@ def test_the_pilot_plot_draws_every_arm_and_a_saturated_one_at_the_edge(tmp_path
     path = plot_pilot(rows, tmp_path / "summary.png")
     assert path is not None
     with Image.open(path) as image:  # a palette PNG of the figure's size, with a blue point
-        assert image.format == "PNG" and image.size == (600, 400)
+        assert image.format == "PNG" and image.size == (480, 320)
         colours = {rgb for _, rgb in image.convert("RGB").getcolors(4096)}
     assert any(b > 150 and r < 80 for r, _, b in colours)
     assert plot_pilot([], tmp_path / "none.png") is None
@@ -326,3 +326,43 @@ def test_selfplay_speed_benchmark_quick(tmp_path, capsys) -> None:
     assert result["games"] == 2 and result["positions"] > 0
     assert 0 < result["network_share"] <= result["evaluation_share"] <= 1
     assert result["precision"] == "fp32"
+
+
+class _BlackLoses:
+    """Every leaf: black is losing (value -0.8 for black, +0.8 for white), a peaked prior."""
+
+    uniform_priors = False
+
+    def evaluate(self, batch):
+        from go_env.kernels import H_TO_PLAY
+
+        count = len(batch.vectors)
+        priors = np.full((count, 82), 0.5 / 81)
+        priors[:, 40] = 0.5  # the centre: half the prior
+        black = batch.vectors[:, H_TO_PLAY] == int(Color.BLACK)
+        return priors, np.where(black, -0.8, 0.8)
+
+
+@pytest.mark.parametrize("fpu", ["auto", "parent"])
+def test_losing_side_searches_breadth_first_only_under_fpu_zero(fpu: str) -> None:
+    """Under FPU 0 every untried move looks better than the tried ones to a losing side, so a
+    64-simulation search tries almost every one of 81 moves once (the centre, with half the
+    prior, a few times) and its visit target is flat; with the
+    parent's value less 0.2 it follows the prior (the collapse of a PUCT self-play run)."""
+    from agents.mcts.search import Search
+
+    settings = GameSettings(rules=Rules(size=9, komi=7.5), search="puct", fpu=fpu)
+    search = Search(settings.puct(64, False, seed=0).search_params(), _BlackLoses())
+    search.set_root(GoState(settings.rules))
+    visits = search.run(sims=64).visit_distribution(82)
+    if fpu == "auto":
+        assert visits[40] < 0.1 and (visits > 0).sum() >= 55
+    else:
+        assert visits[40] > 0.5
+
+
+def test_game_settings_refuse_an_unknown_fpu() -> None:
+    with pytest.raises(ValueError, match="fpu must be 'parent' or 'auto'"):
+        GameSettings(rules=RULES, fpu="absolute")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"fpu_reduction must be in \[0, 2\]"):
+        GameSettings(rules=RULES, fpu_reduction=-0.1)

@@ -110,3 +110,29 @@ def test_field_values_take_their_fields_type():
         field_value("sims", "many")
     with pytest.raises(ValueError, match="unknown field 'net'"):
         field_value("net", "b4c32")
+
+
+def test_a_run_from_before_fpu_resumes_with_fpu_zero_and_forks_to_parent(tmp_path, selfplay_config):
+    """A manifest without ``fpu`` holds a run with FPU 0 (the only rule then): it resumes only
+    as ``auto``, the default ``parent`` is refused by name, and a fork may change it."""
+    out = tmp_path / "run"
+    legacy = selfplay_config(search="puct", fpu="auto", fpu_reduction=0.0)
+    assert run_selfplay(out, legacy) == "done"
+    manifest = Manifest.load(out / "manifest.json")
+    for name in ("fpu", "fpu_reduction"):  # as a manifest written before the fields existed
+        del manifest.data["config"][name]
+    manifest.save()
+    with pytest.raises(ValueError, match="fpu: 'auto' -> 'parent'"):
+        run_selfplay(out, selfplay_config(search="puct", generations=2))
+    record = fork_run(out, tmp_path / "fork", {"fpu": "parent", "fpu_reduction": 0.2})
+    assert record["changes"] == {"fpu": ["auto", "parent"], "fpu_reduction": [0.0, 0.2]}
+    assert run_selfplay(tmp_path / "fork", selfplay_config(search="puct", generations=2)) == (
+        "done"
+    )
+    # --fpu auto with the command line's default reduction (0.2) resumes it: no reduction
+    # under auto
+    assert selfplay_config(fpu="auto", fpu_reduction=0.2).fpu_reduction == 0.0
+    resumed = selfplay_config(search="puct", fpu="auto", fpu_reduction=0.2, generations=2)
+    assert run_selfplay(out, resumed) == "done"
+    summary = render_summary(write_report(tmp_path / "fork", tmp_path / "record").parent)
+    assert "unvisited children at the parent's value - 0.2" in summary
