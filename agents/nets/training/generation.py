@@ -116,7 +116,7 @@ class GameSettings:
             noise_alpha=self.noise_alpha,
             noise_weight=self.noise_weight if noise else 0.0,
             fpu=self.fpu,
-            fpu_reduction=self.fpu_reduction if self.fpu == "parent" else 0.0,
+            fpu_reduction=self.fpu_reduction,  # MCTSConfig uses it under "parent" only
             seed=seed,
         )
 
