@@ -488,7 +488,8 @@ def register(subparsers: Any) -> None:
         "--generation",
         required=True,
         type=int,
-        help="the earlier run's generation whose network RUN started from",
+        help="the generation whose network RUN started from, numbered as the earlier "
+        "record's summary numbers it (a line's numbers)",
     )
     lin.add_argument("--quiet", action="store_true", help="no line per file written")
     lin.set_defaults(func=_cmd_lineage)

@@ -18,6 +18,9 @@ Numbering: the line's generation numbers are unique. A part's generation ``g`` i
 keeps its number). The ladder's built-in ``initial`` anchor of a continued part is the earlier
 network it started from, so it is named by that network's line generation (``gen-0026``); the
 part's own ``gen-NNNN`` anchors are renumbered the same way, and so are its training steps.
+The generation a run starts from (``--generation``, ``generation`` in ``lineage.json``) is
+numbered as the line is, as the earlier record's summary shows it, and is one of the networks
+of the line's last run (its initial network or a finished generation).
 """
 
 from __future__ import annotations
@@ -133,20 +136,27 @@ def line_of(folder: str | PathLike[str]) -> list[Part]:
     earlier = line_of(folder / EARLIER / lineage["earlier"])
     last = earlier[-1]
     generation = int(lineage["generation"])
-    if generation > last.last_generation:
+    first, final = _span(last)
+    if not first <= generation <= final:
         raise ValueError(
-            f"{folder / EARLIER / LINEAGE}: starts from generation {generation} of "
-            f"{last.name}, which finished {last.last_generation}"
+            f"{folder / EARLIER / LINEAGE}: starts from generation {generation} of the line, "
+            f"not one of {last.name}'s ({first} to {final})"
         )
     own = Part(
         str(lineage.get("run") or folder.name),
-        last.offset + last.last_generation,
-        last.offset + generation,
+        final,
+        generation,
         data,
         metrics,
         ladder,
     )
     return [*earlier, own]
+
+
+def _span(part: Part) -> tuple[int, int]:
+    """The line's generations whose networks ``part`` holds: its start to its last finished."""
+    start = part.offset if part.started_from is None else part.started_from
+    return start, part.offset + part.last_generation
 
 
 def _anchor_in_line(anchor: str, part: Part) -> str:
@@ -207,7 +217,8 @@ def attach_earlier(
     Args:
         run: A self-play run started with ``--init`` (from ``earlier``'s network).
         earlier: The earlier run's folder or record (``gomcts train report``).
-        generation: The earlier run's generation whose network ``run`` started from.
+        generation: The generation whose network ``run`` started from, numbered as the
+            earlier record's line is (as its summary numbers it): one of its last run's.
         log: Called with one line per file written.
 
     Returns:
@@ -216,7 +227,7 @@ def attach_earlier(
     Raises:
         ValueError: ``run`` started from random weights, already continues a run, or has
             another network shape or rules than ``earlier``; ``earlier`` is ``run``; or
-            ``generation`` is not one ``earlier`` finished.
+            ``generation`` is not one of the networks of ``earlier``'s last run.
     """
     run, earlier = Path(run), Path(earlier)
     say = log if log is not None else (lambda line: None)
@@ -235,12 +246,13 @@ def attach_earlier(
                 f"{run} has {field} {config.get(field)!r} and {earlier} has "
                 f"{before.get(field)!r}: a line keeps its network shape, inputs and rules"
             )
-    finished = line_of(earlier)[-1].last_generation
+    first, final = _span(line_of(earlier)[-1])
     if isinstance(generation, bool) or not isinstance(generation, int):
         raise ValueError(f"--generation must be an integer, got {generation!r}")
-    if not 0 <= generation <= finished:
+    if not first <= generation <= final:
         raise ValueError(
-            f"--generation {generation} is not a generation {earlier} finished (0 to {finished})"
+            f"--generation {generation} is not a generation of {earlier}'s last run, numbered "
+            f"as its line is ({first} to {final})"
         )
     folder = run / EARLIER
     if (folder / LINEAGE).exists():

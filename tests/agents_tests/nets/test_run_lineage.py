@@ -126,7 +126,11 @@ def test_a_line_spans_three_runs_through_a_record_of_a_continued_one(
     record = tmp_path / "docs" / "second"
     write_report(second, record)
     third = _run(tmp_path / "runs" / "third", generations=1, best=1, init="second.pt")
-    attach_earlier(third, record, 1)  # the second run's generation 1: the line's 4
+    with pytest.raises(
+        ValueError, match=r"a generation of .* last run, numbered as its line is \(2 to 5\)"
+    ):
+        attach_earlier(third, record, 1)  # the first run's: not the line's last run
+    attach_earlier(third, record, 4)  # the line's 4: the second run's generation 1
     parts = line_of(third)
     assert [(p.name, p.offset, p.started_from) for p in parts] == [
         ("first", 0, None),
