@@ -3,7 +3,8 @@
 ``sl`` trains from SGF records, ``selfplay`` runs self-play generations, ``ladder`` plays a
 self-play run's missing Elo ladder matches for its past generations, ``report`` copies a
 self-play run's compact record (manifest, metrics, ladder, plots) and writes its summary,
-``fork`` copies a run to go on with other self-play settings, ``pack`` writes a network's
+``fork`` copies a run to go on with other self-play settings, ``lineage`` records that a run
+goes on from another run's network (its folder lost), ``pack`` writes a network's
 weights as int8 in groups (:mod:`agents.nets.packed`).
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
@@ -13,6 +14,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train selfplay --out runs/selfplay/paper --ray HEAD:6379 --budget-minutes 170
     gomcts train ladder --out runs/selfplay/paper --ladder-anchors gen-0002,supervised@8
     gomcts train report --out runs/selfplay/paper --to runs/records/paper
+    gomcts train lineage runs/selfplay/paper-2 --earlier runs/records/paper --generation 26
     gomcts train pack runs/selfplay/paper/best.pt --out paper.pt.gz
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
@@ -312,6 +314,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return _answer("report", args.to, report)
 
 
+def _cmd_lineage(args: argparse.Namespace) -> int:
+    from agents.nets.training.lineage import attach_earlier
+
+    def lineage() -> dict[str, Any]:
+        log = None if args.quiet else log_line
+        return attach_earlier(args.run, args.earlier, args.generation, log=log)
+
+    return _answer("lineage", args.run, lineage)
+
+
 def _cmd_pack(args: argparse.Namespace) -> int:
     from agents.nets.packed import pack_checkpoint
 
@@ -331,7 +343,7 @@ def _cmd_pack(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``train`` (``sl``, ``selfplay``, ``ladder``, ``fork``, ``report``, ``pack``)."""
+    """Add ``train`` and its modes (``sl`` ... ``pack``, the module docstring's list)."""
     from agents.cli import output_folder
 
     parser = subparsers.add_parser(
@@ -457,6 +469,30 @@ def register(subparsers: Any) -> None:
     )
     rep.add_argument("--quiet", action="store_true", help="no line per file written")
     rep.set_defaults(func=_cmd_report)
+
+    lin = sub.add_parser(
+        "lineage",
+        help="record that a self-play run goes on from another run's network (a lost folder)",
+        description="Record that RUN, started with --init from an earlier run's network, "
+        "continues that run (docs/nets.md, 'A run whose folder was lost'): copies the earlier "
+        "run's or record's manifest, metrics and ladder into RUN/earlier/ and writes "
+        "RUN/earlier/lineage.json, so that gomcts train report draws the whole line, numbered "
+        "on from the earlier generations, with every part's cost. Writes nothing else in RUN, "
+        "so it may run beside a live start.",
+    )
+    lin.add_argument("run", help="the new self-play run's folder (started with --init)")
+    lin.add_argument(
+        "--earlier", required=True, help="the earlier run's folder or its record (only read)"
+    )
+    lin.add_argument(
+        "--generation",
+        required=True,
+        type=int,
+        help="the generation whose network RUN started from, numbered as the earlier "
+        "record's summary numbers it (a line's numbers)",
+    )
+    lin.add_argument("--quiet", action="store_true", help="no line per file written")
+    lin.set_defaults(func=_cmd_lineage)
 
     pack = sub.add_parser(
         "pack",

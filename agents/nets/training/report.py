@@ -10,9 +10,11 @@ the functions self-play uses (:mod:`agents.nets.training.plots`), and writes ``s
 the run's settings, a table of its starts and a table of its generations.
 
 ``summary.md`` is a pure function of the folder's own ``manifest.json``, ``metrics.jsonl`` and
-``ladder.jsonl``, each read plain or compressed (:func:`render_summary`): the same files give
-the same bytes, so the summary committed beside a record can be checked by rendering it again,
-without the run.
+``ladder.jsonl``, each read plain or compressed (:func:`render_summary`), and of the same files
+of its earlier parts where the run continues another (``earlier/``,
+:mod:`agents.nets.training.lineage`): the same files give the same bytes, so the summary
+committed beside a record can be checked by rendering it again, without the run. A continued
+run's summary, tables and plots show its whole line, numbered as the line is.
 
 The gate's verdict is the SPRT's (Abraham Wald, *Sequential Tests of Statistical Hypotheses*,
 1945; :mod:`agents.nets.training.gating`); a ladder score is the best network's against an
@@ -23,7 +25,6 @@ has no finite Elo, only the bound of its interval, written ``â‰¥ +X Elo`` or ``â
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -31,8 +32,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from agents.nets.training.jsonl import parse_rows
-from agents.nets.training.manifest import Manifest
+from agents.nets.training.lineage import Part, copy_earlier, line_of, line_rows
+from agents.nets.training.record_files import RECORD_FILES, load_manifest
 from agents.stored import pair_of, read_stored, stored_file, write_compressed
 
 __all__ = [
@@ -44,9 +45,6 @@ __all__ = [
     "write_report",
 ]
 
-RECORD_FILES = ("manifest.json", "metrics.jsonl", "ladder.jsonl")
-"""The run's files copied as they are, stored gzip-compressed (``NAME.gz``) in a record."""
-
 PLOTS = ("elo.png", "gate.png", "losses.png")
 """The plots, drawn again from the copies (copied from the run where they cannot be drawn)."""
 
@@ -55,36 +53,6 @@ _PLOT_TITLES = {
     "gate.png": "gate: each candidate's score against the best",
     "losses.png": "training losses",
 }
-
-
-def _text(folder: Path, name: str) -> str | None:
-    """The text of ``folder``'s file ``name``, stored plain or compressed; ``None``: no file."""
-    stored = stored_file(folder / name)
-    return None if stored is None else read_stored(stored).decode("utf-8")
-
-
-def _rows(folder: Path, name: str) -> list[dict[str, Any]]:
-    """The rows of ``folder``'s JSON-lines file ``name`` (plain or compressed); none: no file."""
-    text = _text(folder, name)
-    return [] if text is None else parse_rows(text, str(folder / name))
-
-
-def _load_manifest(folder: Path) -> Manifest:
-    """The self-play manifest of ``folder`` (``manifest.json``, plain or compressed).
-
-    Raises:
-        ValueError: ``not a self-play run folder: ...`` when it has none, or not a valid one.
-    """
-    path = folder / "manifest.json"
-    text = _text(folder, "manifest.json")
-    if text is None:
-        raise ValueError(f"not a self-play run folder: {folder} (it has no manifest.json)")
-    try:
-        return Manifest.parse(path, text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not a self-play run folder: {path} is not JSON ({exc})") from exc
-    except ValueError as exc:
-        raise ValueError(f"not a self-play run folder: {exc}") from exc
 
 
 def _check_destination(run: Path, to: Path) -> None:
@@ -127,7 +95,7 @@ def write_report(
             a copied file does not parse.
     """
     run, to = Path(run), Path(to)
-    _load_manifest(run)
+    load_manifest(run)
     _check_destination(run, to)
     to.mkdir(parents=True, exist_ok=True)
     say = log if log is not None else (lambda line: None)
@@ -142,9 +110,8 @@ def write_report(
         elif packed.exists():
             packed.unlink()
             say(f"removed {packed} (the run has no {name})")
-    _load_manifest(to)
-    metrics = _rows(to, "metrics.jsonl")
-    ladder = _rows(to, "ladder.jsonl")
+    copy_earlier(run, to, say)
+    metrics, ladder = line_rows(line_of(to))
     _draw_plots(run, to, metrics, ladder, say)
     summary = to / "summary.md"
     summary.write_text(render_summary(to), encoding="utf-8")
@@ -416,47 +383,119 @@ def _changes(data: dict[str, Any]) -> list[str]:
     return ["", *lines] if lines else []
 
 
+def _state(part: Part) -> str:
+    """The line on the generation in progress and the best network, in the line's numbering."""
+    data = part.data
+    generation = int(data.get("generation", 0)) + part.offset
+    best = int(data.get("best_generation") or 0)
+    where = f"Generation {generation} in progress (phase {data.get('phase')}); "
+    if best:
+        return where + f"the best network is generation {best + part.offset}."
+    if part.started_from is not None:
+        return where + (
+            f"the best network is generation {part.started_from}, the one this run started from."
+        )
+    return where + "the best network is the initial one."
+
+
+def _cost(data: dict[str, Any]) -> tuple[int, int, float]:
+    """Games and positions of a part's finished generations, and its CPU seconds."""
+    totals = data.get("totals", {})
+    return (
+        int(totals.get("games", 0)),
+        int(totals.get("positions", 0)),
+        float(totals.get("cpu_seconds", 0.0)),
+    )
+
+
+def _line_table(parts: list[Part]) -> list[str]:
+    """One row per part of the line (its generations, where it began, its cost), and all."""
+    rows = []
+    for part in parts:
+        first, last = part.offset + 1, part.offset + part.last_generation
+        games, positions, cpu = _cost(part.data)
+        began = "random weights" if part.started_from is None else f"generation {part.started_from}"
+        if part.started_from is None and part.data.get("config", {}).get("init"):
+            began = str(part.data.get("origin") or part.data["config"]["init"])
+        rows.append(
+            [
+                f"`{part.name}`",
+                f"{first}-{last}" if last >= first else "none finished",
+                began,
+                str(len(part.data.get("starts", []))),
+                f"{games:,}",
+                f"{positions:,}",
+                f"{cpu / 3600:.1f}",
+            ]
+        )
+    games, positions, cpu = (sum(x) for x in zip(*(_cost(p.data) for p in parts), strict=True))
+    rows.append(["all", "", "", "", f"{games:,}", f"{positions:,}", f"{cpu / 3600:.1f}"])
+    header = [
+        "run",
+        "generations of the line",
+        "began from",
+        "starts",
+        "games",
+        "positions",
+        "CPU-hours",
+    ]
+    return _table(header, rows)
+
+
+def _starts_section(parts: list[Part]) -> list[str]:
+    """The starts table of a run, or one per part (with its settings) for a line."""
+    note = (
+        "Wall and CPU time in minutes (CPU: the process and its workers; with Ray, the cluster "
+        "workers' too). The last row's games and positions are those of the finished "
+        "generations, then those played so far of the generation in progress."
+    )
+    if len(parts) == 1:
+        part = parts[0]
+        return [*_starts_table(part.data, len(part.metrics)), "", note, *_changes(part.data)]
+    lines: list[str] = []
+    for part in parts:
+        lines += [f"### `{part.name}`", ""]
+        lines += [_settings(part.data.get("config", {}), part.data), ""]
+        lines += [*_starts_table(part.data, len(part.metrics)), *_changes(part.data), ""]
+    return [*lines, note + " Generations in each part's own numbering."]
+
+
 def render_summary(folder: str | PathLike[str]) -> str:
     """``summary.md`` of a record folder, from its own manifest, metrics and ladder files.
 
-    Deterministic: the same three files give the same text. Links the plots found in
-    ``folder``.
+    Deterministic: the same files (the folder's, and its earlier parts' for a continued run)
+    give the same text. Links the plots found in ``folder``.
 
     Raises:
-        ValueError: ``folder`` has no self-play manifest, or a JSON-lines file does not parse.
+        ValueError: ``folder`` has no self-play manifest, or a JSON-lines file or a lineage
+            file does not parse.
     """
     folder = Path(folder)
-    data = _load_manifest(folder).data
-    config = data.get("config", {})
-    metrics = sorted(_rows(folder, "metrics.jsonl"), key=lambda r: int(r["generation"]))
-    ladder = _rows(folder, "ladder.jsonl")
-    best = data.get("best_generation")
-    state = (
-        f"Generation {data.get('generation')} in progress (phase {data.get('phase')}); the best "
-        f"network is generation {best}."
-        if best
-        else f"Generation {data.get('generation')} in progress (phase {data.get('phase')}); "
-        "the best network is the initial one."
-    )
+    parts = line_of(folder)
+    own = parts[-1]
+    metrics, ladder = line_rows(parts)
     lines = [
         f"# Self-play run `{folder.name}`",
         "",
-        _settings(config, data),
+        _settings(own.data.get("config", {}), own.data),
         "",
-        state,
-        "",
-        "## Starts",
-        "",
-        *_starts_table(data, len(metrics)),
-        "",
-        "Wall and CPU time in minutes (CPU: the process and its workers; with Ray, the cluster "
-        "workers' too). The last row's games and positions are those of the finished "
-        "generations, then those played so far of the generation in progress.",
-        *_changes(data),
-        "",
-        "## Generations",
+        _state(own),
         "",
     ]
+    if len(parts) > 1:
+        lines += [
+            "## Line",
+            "",
+            f"This run continues an earlier one: its generation g is generation "
+            f"{own.offset} + g of the line, and it started from generation "
+            f"{own.started_from}'s network (the earlier run's folder was not carried on). "
+            "The tables and plots number the line; the replay window and the trainer's "
+            "optimizer began again with each part.",
+            "",
+            *_line_table(parts),
+            "",
+        ]
+    lines += ["## Starts", "", *_starts_section(parts), "", "## Generations", ""]
     if metrics:
         lines += _generations_table(metrics, ladder)
         lines += [
@@ -471,9 +510,11 @@ def render_summary(folder: str | PathLike[str]) -> str:
     if plots:
         lines += ["", "## Plots", ""]
         lines += [f"- [{_PLOT_TITLES[name]}]({name})" for name in plots]
+    sources = "`manifest.json`, `metrics.jsonl` and `ladder.jsonl` in this folder"
+    if len(parts) > 1:
+        sources += " and in `earlier/`"
     lines += [
         "",
-        "Written by `gomcts train report` from `manifest.json`, `metrics.jsonl` and "
-        "`ladder.jsonl` in this folder; regenerate it rather than editing it.",
+        f"Written by `gomcts train report` from {sources}; regenerate it rather than editing it.",
     ]
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agents.cli import main as gomcts
+from agents.nets.training.lineage import line_of, line_rows
 from agents.nets.training.report import (
     PLOTS,
     RECORD_FILES,
@@ -401,10 +402,10 @@ def test_the_runs_of_the_docs_are_recorded():
 @pytest.mark.parametrize("run", COMMITTED_RUNS)
 def test_the_committed_record_renders_a_row_per_generation(run: str):
     committed = NETS_RESULTS / run
-    metrics = gzip.decompress((committed / "metrics.jsonl.gz").read_bytes()).decode().splitlines()
+    metrics, _ = line_rows(line_of(committed))  # a continued run: its whole line, numbered
     rows = _table(render_summary(committed), "Generations")
     assert [row.split(" | ")[0] for row in rows[2:]] == [
-        "| " + str(json.loads(line)["generation"]) for line in metrics if line.strip()
+        "| " + str(row["generation"]) for row in metrics
     ]
 
 
