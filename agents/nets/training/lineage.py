@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.atomic_file import write_atomically
-from agents.nets.training.record_files import RECORD_FILES, load_manifest, read_rows, read_text
-from agents.stored import write_compressed
+from agents.nets.training.record_files import RECORD_FILES, load_manifest, read_rows
+from agents.stored import read_stored, stored_file, write_compressed
 
 __all__ = [
     "EARLIER",
@@ -198,6 +198,7 @@ def line_rows(parts: list[Part]) -> tuple[list[dict[str, Any]], list[dict[str, A
 
 
 def _digest(path: Path) -> str | None:
+    """The SHA-256 of a plain file's bytes; ``None`` when there is no such file."""
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
@@ -264,9 +265,9 @@ def attach_earlier(
     part = folder / earlier.name
     part.mkdir(parents=True)
     for name in RECORD_FILES:
-        text = read_text(earlier, name)
-        if text is not None:
-            say(f"copied {write_compressed(part / f'{name}.gz', text.encode('utf-8'))}")
+        source = stored_file(earlier / name)  # plain in a run, compressed in a record
+        if source is not None:
+            say(f"copied {write_compressed(part / f'{name}.gz', read_stored(source))}")
     if (earlier / EARLIER / LINEAGE).exists():
         shutil.copytree(earlier / EARLIER, part / EARLIER)
         say(f"copied {part / EARLIER} (the earlier run's own earlier parts)")

@@ -111,10 +111,11 @@ def write_report(
             packed.unlink()
             say(f"removed {packed} (the run has no {name})")
     copy_earlier(run, to, say)
-    metrics, ladder = line_rows(line_of(to))
+    parts = line_of(to)
+    metrics, ladder = line_rows(parts)
     _draw_plots(run, to, metrics, ladder, say)
     summary = to / "summary.md"
-    summary.write_text(render_summary(to), encoding="utf-8")
+    summary.write_text(_render(to, parts), encoding="utf-8")
     say(f"wrote {summary}")
     return summary
 
@@ -414,9 +415,13 @@ def _line_table(parts: list[Part]) -> list[str]:
     for part in parts:
         first, last = part.offset + 1, part.offset + part.last_generation
         games, positions, cpu = _cost(part.data)
-        began = "random weights" if part.started_from is None else f"generation {part.started_from}"
-        if part.started_from is None and part.data.get("config", {}).get("init"):
-            began = str(part.data.get("origin") or part.data["config"]["init"])
+        init = part.data.get("config", {}).get("init")
+        if part.started_from is not None:
+            began = f"generation {part.started_from}"
+        elif init:
+            began = str(part.data.get("origin") or init)
+        else:
+            began = "random weights"
         rows.append(
             [
                 f"`{part.name}`",
@@ -471,7 +476,11 @@ def render_summary(folder: str | PathLike[str]) -> str:
             file does not parse.
     """
     folder = Path(folder)
-    parts = line_of(folder)
+    return _render(folder, line_of(folder))
+
+
+def _render(folder: Path, parts: list[Part]) -> str:
+    """:func:`render_summary` of ``folder``, whose line was read as ``parts``."""
     own = parts[-1]
     metrics, ladder = line_rows(parts)
     lines = [
