@@ -34,7 +34,8 @@ in about 1 s a run instead of about 5::
 ``--rescore ... --bootstrap-sd`` reports, instead of the posterior sd, the sd of the best
 mean's error in the first level of the selection correction's bootstrap (the chosen mean less
 its point's value in the bootstrap's world): a width that adapts to the trials (measured in
-``docs/tuning.md``, not shipped). ``--first-seed`` runs another range of seeds (to split a study, or to add fresh runs).
+``docs/tuning.md``, not shipped). ``--first-seed`` runs another range of seeds (to split a
+study, or to add fresh runs).
 Each record also holds the reports of the other corrections (:data:`CORRECTIONS`) at the
 same point, and a second table compares them on the same trials.
 """
@@ -502,7 +503,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = {(r["function"], r["seed"]) for r in records}
         seeds = range(min(r["seed"] for r in stored), max(r["seed"] for r in stored) + 1)
         jobs = [
-            (r["function"], r["seed"], functools.partial(rescore_one, r, args.input_warp, args.bootstrap_sd))
+            (
+                r["function"],
+                r["seed"],
+                functools.partial(rescore_one, r, args.input_warp, args.bootstrap_sd),
+            )
             for r in stored
             if (r["function"], r["seed"]) not in done
         ]

@@ -192,9 +192,7 @@ def export_sgf(
     return written
 
 
-def draw_running_score(
-    run: str | PathLike[str], out: str | PathLike[str] | None = None
-) -> Path:
+def draw_running_score(run: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
     """Draw a match's running score (agent A's score rate with its 95% band) from its games.
 
     The plot ``gomcts arena`` draws when a match ends (:func:`agents.matches.plots.
@@ -248,8 +246,7 @@ def _is_running_score_plot(path: Path) -> bool:
 
 
 def _header(path: Path) -> dict[str, Any] | None:
-    """The first line of a JSON-lines file, plain or gzip-compressed, as an object (``None``:
-    not one)."""
+    """The first line of a JSON-lines file (plain or gzip) as an object (``None``: not one)."""
     try:
         with gzip.open(path, "rb") if is_compressed(path) else path.open("rb") as handle:
             first = handle.readline(1 << 20)

@@ -1,5 +1,4 @@
-"""The ``gomcts sgf export``, ``gomcts plot`` and ``gomcts record`` commands (entry-point group
-``gomcts.commands``).
+"""The ``gomcts sgf export``, ``gomcts plot`` and ``gomcts record`` commands (``gomcts.commands``).
 
 ``gomcts sgf export RUN [--out DIR]`` writes the SGF file of every game of a run's results file
 (plain or compressed); ``gomcts plot RUN [--out FILE]`` draws a match's running score from it;
@@ -30,11 +29,7 @@ def register_sgf(subparsers: Any) -> None:
         description="Write one SGF file per game of a run's results file (results.jsonl or "
         "results.jsonl.gz): the files the arena saved while it played, byte for byte.",
     )
-    export.add_argument(
-        "run",
-        help="the run folder (e.g. docs/results/reproduction/li-lim-9x9/aa-mean) or its "
-        "results file",
-    )
+    _add_run(export, "docs/results/reproduction/li-lim-9x9/aa-mean")
     export.add_argument(
         "--out", default=None, metavar="DIR", help="folder of the SGF files (default RUN/sgf)"
     )
@@ -50,17 +45,16 @@ def register_plot(subparsers: Any) -> None:
         "band, the plot gomcts arena draws when a match ends) from its results file "
         "(results.jsonl or results.jsonl.gz): the record keeps the games, not this plot.",
     )
+    _add_run(parser, "docs/results/nets/paper-9x9-target-n200")
     parser.add_argument(
-        "run",
-        help="the run folder (e.g. docs/results/nets/paper-9x9-target-n200) or its results file",
-    )
-    parser.add_argument(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="the PNG file (default: winrate.png beside the results file)",
+        "--out", default=None, metavar="FILE", help="the PNG (default: RUN/winrate.png)"
     )
     parser.set_defaults(func=_cmd_plot)
+
+
+def _add_run(parser: argparse.ArgumentParser, example: str) -> None:
+    """The positional ``run``: a run folder or its results file, under either name."""
+    parser.add_argument("run", help=f"the run folder (e.g. {example}) or its results file")
 
 
 def register_record(subparsers: Any) -> None:

@@ -79,7 +79,8 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
     assert calib.main(["--rescore", str(packed), "--bootstrap-sd", "--out", str(wide)]) == 0
     assert json.loads((wide / "summary.json").read_text())["setting"]["bootstrap_sd"] is True
     for old, new in zip(
-        runs, [json.loads(line) for line in (wide / "runs.jsonl").read_text().splitlines()],
+        runs,
+        [json.loads(line) for line in (wide / "runs.jsonl").read_text().splitlines()],
         strict=True,
     ):
         assert new["trial"] == old["trial"] and new["mean"] == pytest.approx(old["mean"], abs=1e-3)
