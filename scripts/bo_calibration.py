@@ -31,7 +31,11 @@ in about 1 s a run instead of about 5::
     nice -n 10 python scripts/bo_calibration.py --rescore runs/bo-calibration/runs.jsonl \
         --out runs/bo-calibration-rescored
 
-``--first-seed`` runs another range of seeds (to split a study, or to add fresh runs).
+``--rescore ... --bootstrap-sd`` reports, instead of the posterior sd, the sd of the best
+mean's error in the first level of the selection correction's bootstrap (the chosen mean less
+its point's value in the bootstrap's world): a width that adapts to the trials (measured in
+``docs/tuning.md``, not shipped). ``--first-seed`` runs another range of seeds (to split a
+study, or to add fresh runs).
 Each record also holds the reports of the other corrections (:data:`CORRECTIONS`) at the
 same point, and a second table compares them on the same trials.
 """
@@ -39,6 +43,7 @@ same point, and a second table compares them on the same trials.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import math
@@ -122,18 +127,41 @@ def selection_only(post: Any, draws: int = 500) -> float:
     return float(np.mean(means[np.arange(draws), picks] - means.mean(axis=0)[picks]))
 
 
+def bootstrap_error_sd(post: Any, draws: int = 500) -> float:
+    """The sd of the best posterior mean's error in the selection bootstrap's first level.
+
+    The world of :func:`tuning.samplers.noisy_gp.selection_bias` (the posterior means taken
+    as the truth), its trials drawn again ``draws`` times: the sd over the draws of the chosen
+    mean less its point's value there, a width that follows the trials where the posterior
+    sd does not. Measured as an alternative report (``--bootstrap-sd``), not shipped.
+    """
+    from tuning.samplers.noisy_gp import _total_error
+
+    rng = np.random.default_rng([len(post.trials), 20])
+    errors, _ = _total_error(post.resample, post.mean[None, :], post.noise_sd, 1.0, rng, draws)
+    return float(np.std(errors))
+
+
 def _report(
-    function: str, seed: int, games: int, study: Any, input_warp: bool = False
+    function: str,
+    seed: int,
+    games: int,
+    study: Any,
+    input_warp: bool = False,
+    bootstrap_sd: bool = False,
 ) -> dict[str, Any]:
     """The record of a finished study: its recommendation by the current model, its trials.
 
-    ``mean``, ``sd`` and ``z`` are the shipped report's; ``corrections`` holds the estimate
-    and ``z`` of each of :data:`CORRECTIONS` at the same point.
+    ``mean``, ``sd`` and ``z`` are the shipped report's (with ``bootstrap_sd``, ``sd`` is
+    :func:`bootstrap_error_sd`); ``corrections`` holds the estimate and ``z`` of each of
+    :data:`CORRECTIONS` at the same point.
     """
     from tuning.samplers.noisy_gp import posterior_at_trials, recommendation_of, selection_bias
 
     post = posterior_at_trials(study.trials, input_warp=input_warp)
     pick = recommendation_of(post)
+    if bootstrap_sd and post.resample is not None:
+        pick = dataclasses.replace(pick, sd=bootstrap_error_sd(post))
     true = float(pick.trial.user_attrs["truth"])
     before = float(pick.posterior_mean if pick.posterior_mean is not None else pick.mean)
     biases = {
@@ -173,12 +201,15 @@ def _unit(params: dict[str, float], i: int) -> float:
     return (params[f"g{i}"] - LOW) / (HIGH - LOW)
 
 
-def rescore_one(record: dict[str, Any], input_warp: bool = False) -> dict[str, Any]:
+def rescore_one(
+    record: dict[str, Any], input_warp: bool = False, bootstrap_sd: bool = False
+) -> dict[str, Any]:
     """The record of a stored run, its recommendation computed again by the current model.
 
     The run's trials (points, values, true winrates) are rebuilt as a finished study, so
     that models can be compared on the same trials without running the sampler again;
-    ``input_warp`` fits the report's GP with learnt input warping.
+    ``input_warp`` fits the report's GP with learnt input warping; ``bootstrap_sd`` reports
+    :func:`bootstrap_error_sd` as the sd.
 
     Raises:
         ValueError: When the record lacks its trials (a run recorded before they were kept).
@@ -215,7 +246,9 @@ def rescore_one(record: dict[str, Any], input_warp: bool = False) -> dict[str, A
                 },
             )
         )
-    return _report(str(record["function"]), int(record["seed"]), games, study, input_warp)
+    return _report(
+        str(record["function"]), int(record["seed"]), games, study, input_warp, bootstrap_sd
+    )
 
 
 def summarize(
@@ -428,6 +461,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --rescore: fit the report's GP with learnt input warping (measured in "
         "docs/tuning.md, not shipped)",
     )
+    parser.add_argument(
+        "--bootstrap-sd",
+        action="store_true",
+        help="with --rescore: report the sd of the best mean's error in the selection "
+        "bootstrap instead of the posterior sd (measured in docs/tuning.md, not shipped)",
+    )
     args = parser.parse_args(argv)
     if args.first_seed < 0:
         parser.error(f"--first-seed must be >= 0, got {args.first_seed}")
@@ -436,8 +475,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
     if args.startup >= args.trials:
         parser.error(f"--startup ({args.startup}) must be below --trials ({args.trials})")
-    if args.input_warp and args.rescore is None:
-        parser.error("--input-warp changes the report only: give it with --rescore")
+    for flag in ("input_warp", "bootstrap_sd"):
+        if getattr(args, flag) and args.rescore is None:
+            name = "--" + flag.replace("_", "-")
+            parser.error(f"{name} changes the report only: give it with --rescore")
 
     import optuna
     import torch
@@ -462,7 +503,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = {(r["function"], r["seed"]) for r in records}
         seeds = range(min(r["seed"] for r in stored), max(r["seed"] for r in stored) + 1)
         jobs = [
-            (r["function"], r["seed"], functools.partial(rescore_one, r, args.input_warp))
+            (
+                r["function"],
+                r["seed"],
+                functools.partial(rescore_one, r, args.input_warp, args.bootstrap_sd),
+            )
             for r in stored
             if (r["function"], r["seed"]) not in done
         ]
@@ -509,7 +554,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             {
                 "setting": {**setting, "startup": args.startup}
                 if args.rescore is None
-                else {**setting, "rescored": str(args.rescore), "input_warp": args.input_warp},
+                else {
+                    **setting,
+                    "rescored": str(args.rescore),
+                    "input_warp": args.input_warp,
+                    "bootstrap_sd": args.bootstrap_sd,
+                },
                 "functions": summary,
                 "corrections": by_correction,
                 "width_frontier": frontier,

@@ -8,6 +8,9 @@ compare it with the committed one, and export a recorded run's SGF files.
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,33 @@ def test_the_record_holds_no_sgf_and_every_match_row_is_compressed() -> None:
     plain = [str(p) for p in results.rglob("*.jsonl") if is_results_file(p)]
     assert not plain, f"results files not compressed (record them with gomcts record): {plain}"
     assert len(list(results.rglob("results.jsonl.gz"))) >= 30
+
+
+def test_the_record_keeps_a_running_score_plot_only_where_a_page_shows_it() -> None:
+    """``gomcts plot`` draws a match's running score from its games; the record keeps the
+    plot only where a page of ``docs/`` shows it (``gomcts record --keep-plot``)."""
+    from agents.matches.records import RUNNING_SCORE_PLOT, _is_running_score_plot
+
+    docs = ROOT / "docs"
+    shown = {
+        (page.parent / link).resolve()
+        for page in docs.rglob("*.md")
+        for link in re.findall(r"\]\(([^)\s]+\.png)\)", page.read_text(encoding="utf-8"))
+    }
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("the record is what git tracks: no git checkout here")
+    tracked = subprocess.run(
+        ["git", "ls-files", "--", f"docs/results/**/{RUNNING_SCORE_PLOT}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()  # a plot drawn with `gomcts plot` is not the record's (git ignores it)
+    plots = [ROOT / p for p in tracked if _is_running_score_plot(ROOT / p)]
+    assert plots, "the plot a page shows is kept"
+    assert all(p.resolve() in shown for p in plots), [
+        str(p.relative_to(ROOT)) for p in plots if p.resolve() not in shown
+    ]
 
 
 TRAP_RUNS = sorted(

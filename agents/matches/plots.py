@@ -79,7 +79,7 @@ def plot_running_score(
 
     Args:
         scores: Agent A's game scores in game order.
-        path: The image file (its suffix picks the format, e.g. ``.png`` or ``.svg``).
+        path: The image file, written as a palette PNG (:func:`agents.figures.save_figure`).
         title: The plot title, wrapped to the figure's width (:func:`wrap_title`).
         label: Name of the agent whose score is plotted.
 

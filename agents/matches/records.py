@@ -10,6 +10,8 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
   (:func:`agents.stored.compress`), a match's per-game times rounded to the millisecond
   (:func:`round_times`: a tenth of the compressed bytes were the noise digits of three
   timers), ``sgf/`` folders left out (they are exported on demand),
+  a match's running-score plot (``winrate.png``) left out (:func:`draw_running_score` draws
+  it again from the games; ``keep_plot`` keeps it, for a plot a page shows), other
   plots stored as palette PNGs (a palette plot as its writer made it, any other with 256
   colours: line plots whose few hundred colours are antialiasing shades; a third of the
   size, no visible change), JSON files with each list of numbers on
@@ -17,12 +19,13 @@ recorded run (``docs/results/<topic>/<run>/``) keeps that file compressed and no
   same book in the results file's header (:mod:`agents.matches.summary_book`, which reads it
   back), everything else copied as it is.
 
-The command line is ``gomcts sgf export RUN [--out DIR]`` and ``gomcts record RUN DEST``
-(:mod:`agents.matches.records_cli`).
+The command line is ``gomcts sgf export RUN [--out DIR]``, ``gomcts plot RUN [--out FILE]`` and
+``gomcts record RUN DEST [--keep-plot]`` (:mod:`agents.matches.records_cli`).
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
@@ -53,7 +56,9 @@ from go_env.sgf import GameRecord, record_from_state, save_sgf
 from go_env.state import GoState
 
 __all__ = [
+    "RUNNING_SCORE_PLOT",
     "RecordError",
+    "draw_running_score",
     "export_sgf",
     "game_record",
     "is_results_file",
@@ -64,6 +69,10 @@ __all__ = [
 ]
 
 Say = Callable[[str], None]
+
+RUNNING_SCORE_PLOT = "winrate.png"
+"""A match's running-score plot: the arena draws it beside its results file, the record
+leaves it out (:func:`draw_running_score` draws it again)."""
 
 
 class RecordError(ValueError):
@@ -183,13 +192,66 @@ def export_sgf(
     return written
 
 
+def draw_running_score(run: str | PathLike[str], out: str | PathLike[str] | None = None) -> Path:
+    """Draw a match's running score (agent A's score rate with its 95% band) from its games.
+
+    The plot ``gomcts arena`` draws when a match ends (:func:`agents.matches.plots.
+    plot_running_score`), drawn again from the results file, plain or compressed: the same
+    scores in game order, titled by the two agents of the file's header (a reproduction row's
+    plot was titled by the row; the curve is the same).
+
+    Args:
+        run: A run folder or its results file (``results.jsonl`` or ``results.jsonl.gz``).
+        out: The PNG file (default: ``winrate.png`` beside the results file).
+
+    Returns:
+        The file written.
+
+    Raises:
+        RecordError: When there is no results file at ``run``, it is not a match's, it
+            holds no finished game, or ``out`` is a folder or not a ``.png`` file.
+        agents.matches.results.ResultsError: When the results file is corrupt.
+    """
+    from agents.matches.plots import plot_running_score
+
+    path = stored_results(run)
+    if path is None:
+        raise RecordError(f"no results file at {run} (results.jsonl or results.jsonl.gz)")
+    match, games = read_results(path)
+    if "agent_a" not in match or "agent_b" not in match:
+        raise RecordError(f"{path} is not a match's results file (its header names no agents)")
+    if not games:
+        raise RecordError(f"{path} holds no finished game: there is no score to plot")
+    target = Path(out) if out is not None else path.parent / RUNNING_SCORE_PLOT
+    if target.is_dir() or target.suffix.lower() != ".png":
+        raise RecordError(f"--out {target} is not a .png file; give the plot's file, e.g. w.png")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return plot_running_score(
+        [games[i].score_a for i in sorted(games)],
+        target,
+        label="A",
+        title=f"A: {match['agent_a']}  vs  B: {match['agent_b']}",
+    )
+
+
+def _is_running_score_plot(path: Path) -> bool:
+    """Whether ``path`` is a match's running-score plot, beside the match's results file."""
+    if path.name != RUNNING_SCORE_PLOT:
+        return False
+    results = stored_results(path.parent)
+    if results is None:
+        return False
+    header = _header(results)
+    return header is not None and isinstance(header.get("match"), dict)
+
+
 def _header(path: Path) -> dict[str, Any] | None:
-    """The first line of a JSON-lines file as an object (``None``: not one)."""
+    """The first line of a JSON-lines file (plain or gzip) as an object (``None``: not one)."""
     try:
-        with path.open("rb") as handle:
+        with gzip.open(path, "rb") if is_compressed(path) else path.open("rb") as handle:
             first = handle.readline(1 << 20)
         value = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, EOFError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -268,6 +330,7 @@ def record_run(
     dest: str | PathLike[str] | None = None,
     *,
     say: Say | None = None,
+    keep_plot: bool = False,
 ) -> dict[str, int]:
     """Copy a run folder into the record (``docs/results/...``), in its recorded form.
 
@@ -275,8 +338,10 @@ def record_run(
     first; a match's per-game times rounded to the millisecond, :func:`round_times`), and so
     are SQLite study databases (``study.db.gz``, read through
     :func:`tuning.studies.storage.recorded_storage_url`); ``sgf/`` folders are left out
-    (:func:`export_sgf` writes them again); PNG plots are stored as palette PNGs (a palette
-    PNG as it is, any other with 256 colours); a match's ``summary.json`` keeps its opening
+    (:func:`export_sgf` writes them again), and so is a match's running-score plot
+    (``winrate.png`` beside its results file; :func:`draw_running_score` draws it again)
+    unless ``keep_plot``; other PNG plots are stored as palette PNGs (a palette PNG as it
+    is, any other with 256 colours); a match's ``summary.json`` keeps its opening
     book as a reference when the results file's header holds the same book
     (:func:`agents.matches.summary_book.refer_book`; the book stays otherwise); every other
     file is copied as it is. A file of the destination with the same name is replaced, a
@@ -287,9 +352,11 @@ def record_run(
         source: The run folder (e.g. ``runs/arena/...``).
         dest: The folder of the record (created). ``None`` records the folder in place.
         say: Receives one line per results file and a last line with the counts.
+        keep_plot: Keep the matches' running-score plots (for a plot a page shows).
 
     Returns:
         Counts: ``files`` copied, ``compressed`` results files, ``plots``, ``sgf_left_out``,
+        ``plots_left_out``,
         ``books`` (summaries whose book became a reference), and
         ``bytes_before``/``bytes_after`` (the source's files, the record's files).
 
@@ -306,7 +373,16 @@ def record_run(
     if dst.resolve() != src.resolve() and dst.resolve().is_relative_to(src.resolve()):
         raise RecordError(f"{dst} lies inside {src}; record it somewhere else")
     counts = dict.fromkeys(
-        ("files", "compressed", "plots", "sgf_left_out", "books", "bytes_before", "bytes_after"),
+        (
+            "files",
+            "compressed",
+            "plots",
+            "sgf_left_out",
+            "plots_left_out",
+            "books",
+            "bytes_before",
+            "bytes_after",
+        ),
         0,
     )
     files = sorted(p for p in src.rglob("*") if p.is_file())
@@ -319,6 +395,10 @@ def record_run(
                 path.unlink()
             continue
         target = dst / relative
+        if not keep_plot and _is_running_score_plot(path):
+            counts["plots_left_out"] += 1
+            target.unlink(missing_ok=True)  # the source in place, else an older copy
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".jsonl" and is_results_file(path):
             _check_results(path)
@@ -386,7 +466,8 @@ def record_run(
         say(
             f"[record] {dst}: {counts['files'] + counts['compressed']} files "
             f"({counts['compressed']} results files compressed, {counts['plots']} plots), "
-            f"{counts['sgf_left_out']} SGF files left out; "
+            f"{counts['sgf_left_out']} SGF files and {counts['plots_left_out']} running-score "
+            f"plots left out; "
             f"{counts['bytes_before']:,} -> {counts['bytes_after']:,} bytes"
         )
     return counts

@@ -1,8 +1,9 @@
-"""The ``gomcts sgf export`` and ``gomcts record`` commands (entry-point group ``gomcts.commands``).
+"""The ``gomcts sgf export``, ``gomcts plot`` and ``gomcts record`` commands (``gomcts.commands``).
 
 ``gomcts sgf export RUN [--out DIR]`` writes the SGF file of every game of a run's results file
-(plain or compressed); ``gomcts record RUN DEST`` copies a run folder into the record
-(``docs/results/...``) with its results file compressed and without SGF files. See
+(plain or compressed); ``gomcts plot RUN [--out FILE]`` draws a match's running score from it;
+``gomcts record RUN DEST`` copies a run folder into the record (``docs/results/...``) with its
+results file compressed, without SGF files and without the running-score plot. See
 :mod:`agents.matches.records` and ``docs/records.md``.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["register_record", "register_sgf"]
+__all__ = ["register_plot", "register_record", "register_sgf"]
 
 
 def register_sgf(subparsers: Any) -> None:
@@ -28,15 +29,32 @@ def register_sgf(subparsers: Any) -> None:
         description="Write one SGF file per game of a run's results file (results.jsonl or "
         "results.jsonl.gz): the files the arena saved while it played, byte for byte.",
     )
-    export.add_argument(
-        "run",
-        help="the run folder (e.g. docs/results/reproduction/li-lim-9x9/aa-mean) or its "
-        "results file",
-    )
+    _add_run(export, "docs/results/reproduction/li-lim-9x9/aa-mean")
     export.add_argument(
         "--out", default=None, metavar="DIR", help="folder of the SGF files (default RUN/sgf)"
     )
     export.set_defaults(func=_cmd_export)
+
+
+def register_plot(subparsers: Any) -> None:
+    """Add the ``plot`` subcommand to the ``gomcts`` parser."""
+    parser = subparsers.add_parser(
+        "plot",
+        help="draw a match's running score (winrate.png) from its results file",
+        description="Draw a match's running score (agent A's score rate with its 95%% Wilson "
+        "band, the plot gomcts arena draws when a match ends) from its results file "
+        "(results.jsonl or results.jsonl.gz): the record keeps the games, not this plot.",
+    )
+    _add_run(parser, "docs/results/nets/paper-9x9-target-n200")
+    parser.add_argument(
+        "--out", default=None, metavar="FILE", help="the PNG (default: RUN/winrate.png)"
+    )
+    parser.set_defaults(func=_cmd_plot)
+
+
+def _add_run(parser: argparse.ArgumentParser, example: str) -> None:
+    """The positional ``run``: a run folder or its results file, under either name."""
+    parser.add_argument("run", help=f"the run folder (e.g. {example}) or its results file")
 
 
 def register_record(subparsers: Any) -> None:
@@ -46,8 +64,9 @@ def register_record(subparsers: Any) -> None:
         help="copy a finished run into the record (docs/results), results compressed",
         description="Copy a run folder into the record: results files stored as "
         "results.jsonl.gz with each game's times to the millisecond, SGF folders left out "
-        "(gomcts sgf export writes them again), plots as palette PNGs (a palette plot as it "
-        "is, any other with 256 colours), every other file as it is.",
+        "(gomcts sgf export writes them again), a match's running-score plot winrate.png "
+        "left out (gomcts plot draws it again), other plots as palette PNGs (a palette plot "
+        "as it is, any other with 256 colours), every other file as it is.",
     )
     parser.add_argument("run", help="the run folder, e.g. runs/arena/my-match")
     parser.add_argument(
@@ -55,6 +74,11 @@ def register_record(subparsers: Any) -> None:
         nargs="?",
         default=None,
         help="the record's folder, docs/results/<topic>/<run> (default: record RUN in place)",
+    )
+    parser.add_argument(
+        "--keep-plot",
+        action="store_true",
+        help="keep the matches' running-score plots (winrate.png), for a plot a page shows",
     )
     parser.set_defaults(func=_cmd_record)
 
@@ -66,8 +90,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from agents.matches.records import draw_running_score
+
+    print(f"[plot] {draw_running_score(args.run, args.out)}")
+    return 0
+
+
 def _cmd_record(args: argparse.Namespace) -> int:
     from agents.matches.records import record_run
 
-    record_run(args.run, args.dest, say=print)
+    record_run(args.run, args.dest, say=print, keep_plot=args.keep_plot)
     return 0

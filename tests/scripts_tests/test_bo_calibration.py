@@ -67,9 +67,25 @@ def test_a_tiny_study_resumes_and_its_runs_are_rescored_on_the_same_trials(
     assert summary["setting"]["input_warp"] is True
     again_warped = [json.loads(line) for line in (warped / "runs.jsonl").read_text().splitlines()]
     assert [r["values"] for r in again_warped] == [r["values"] for r in runs]
-    with pytest.raises(SystemExit):
-        calib.main([*args, "--input-warp"])
-    assert "give it with --rescore" in capsys.readouterr().err
+    for flag in ("--input-warp", "--bootstrap-sd"):
+        with pytest.raises(SystemExit):
+            calib.main([*args, flag])
+        assert f"{flag} changes the report only: give it with --rescore" in (
+            capsys.readouterr().err
+        )
+
+    # the bootstrap's width: the same points and estimates, another sd
+    wide = tmp_path / "bootstrap-sd"
+    assert calib.main(["--rescore", str(packed), "--bootstrap-sd", "--out", str(wide)]) == 0
+    assert json.loads((wide / "summary.json").read_text())["setting"]["bootstrap_sd"] is True
+    for old, new in zip(
+        runs,
+        [json.loads(line) for line in (wide / "runs.jsonl").read_text().splitlines()],
+        strict=True,
+    ):
+        assert new["trial"] == old["trial"] and new["mean"] == pytest.approx(old["mean"], abs=1e-3)
+        assert new["sd"] > 0 and new["sd"] != pytest.approx(old["sd"], abs=1e-4)
+        assert new["z"] == pytest.approx((new["mean"] - new["truth"]) / new["sd"], abs=1e-3)
 
     # a stored run without its trials, the input file as the output, a missing file
     bare = tmp_path / "bare.jsonl"

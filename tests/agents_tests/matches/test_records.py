@@ -1,5 +1,5 @@
-"""``gomcts sgf export`` and ``gomcts record``: a run's SGF files from its results file, and a
-run folder copied into the record."""
+"""``gomcts sgf export``, ``gomcts plot`` and ``gomcts record``: a run's SGF files and running
+score from its results file, and a run folder copied into the record."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from agents.matches.arena import MatchConfig, run_match
-from agents.matches.records import RecordError, export_sgf, record_run, round_times
-from agents.matches.records_cli import register_record, register_sgf
+from agents.matches.plots import plot_running_score
+from agents.matches.records import (
+    RecordError,
+    draw_running_score,
+    export_sgf,
+    record_run,
+    round_times,
+)
+from agents.matches.records_cli import register_plot, register_record, register_sgf
 from agents.matches.results import TIMING_FIELDS, read_results
 from go_env.rules import Rules
 
@@ -131,8 +138,14 @@ def test_the_commands_parse_and_run(run: Path, tmp_path: Path) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     register_sgf(sub)
     register_record(sub)
+    register_plot(sub)
     args = parser.parse_args(["record", str(run), str(tmp_path / "rec")])
     assert args.func(args) == 0
+    args = parser.parse_args(["plot", str(tmp_path / "rec"), "--out", str(tmp_path / "w.png")])
+    assert args.func(args) == 0
+    assert (tmp_path / "w.png").read_bytes().startswith(b"\x89PNG")
+    args = parser.parse_args(["record", "--keep-plot", str(run), str(tmp_path / "kept")])
+    assert args.keep_plot
     args = parser.parse_args(["sgf", "export", str(tmp_path / "rec"), "--out", str(tmp_path / "s")])
     assert args.func(args) == 0
     assert len(list((tmp_path / "s").glob("*.sgf"))) == 4
@@ -152,3 +165,77 @@ def test_a_plot_is_recorded_with_256_colours_and_a_palette_plot_as_it_is(tmp_pat
     with Image.open(tmp_path / "rec" / "rgb.png") as image:
         assert image.mode == "P" and len(image.getcolors(1 << 16) or []) <= 256
     assert (tmp_path / "rec" / "palette.png").read_bytes() == (run / "palette.png").read_bytes()
+
+
+def _match_with_plot(run: Path, folder: Path) -> Path:
+    """A copy of ``run``'s match folder with the running-score plot the arena draws."""
+    folder.mkdir()
+    (folder / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes())
+    _, games = read_results(run)
+    scores = [games[i].score_a for i in sorted(games)]
+    plot_running_score(scores, folder / "winrate.png", label="A", title="a title")
+    return folder
+
+
+def test_record_leaves_the_running_score_out_and_plot_draws_it_again(
+    run: Path, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    source = _match_with_plot(run, tmp_path / "match")
+    (source / "other.png").write_bytes((source / "winrate.png").read_bytes())  # not a match's
+    dest = tmp_path / "rec"
+    counts = record_run(source, dest)
+    assert counts["plots_left_out"] == 1 and counts["plots"] == 1
+    assert not (dest / "winrate.png").exists() and (dest / "other.png").exists()
+    drawn = draw_running_score(dest)  # from the compressed games
+    assert drawn == dest / "winrate.png"
+    with Image.open(drawn) as image, Image.open(source / "winrate.png") as original:
+        assert image.size == original.size
+    # the same curve: the arena's plot with the title the header gives is the same image
+    _, games = read_results(run)
+    again = plot_running_score(
+        [games[i].score_a for i in sorted(games)],
+        tmp_path / "again.png",
+        label="A",
+        title="A: random  vs  B: random",
+    )
+    assert again.read_bytes() == drawn.read_bytes()
+    record_run(source, dest)  # recording again removes the plot drawn in the record
+    assert not (dest / "winrate.png").exists()
+    kept = record_run(source, tmp_path / "kept", keep_plot=True)
+    assert kept["plots_left_out"] == 0 and (tmp_path / "kept" / "winrate.png").exists()
+    record_run(tmp_path / "kept")  # in place: the plot goes
+    assert not (tmp_path / "kept" / "winrate.png").exists()
+
+
+def test_a_winrate_png_that_is_not_a_matchs_is_recorded(run: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "grid"
+    folder.mkdir()
+    (folder / "results.jsonl").write_text('{"kind": "header", "grid": {"n": 1}}\n')
+    (folder / "winrate.png").write_bytes(b"\x89PNG not a match's")
+    (tmp_path / "lone").mkdir()
+    (tmp_path / "lone" / "winrate.png").write_bytes(b"\x89PNG no results beside it")
+    for name in ("grid", "lone"):
+        counts = record_run(tmp_path / name, tmp_path / f"{name}-rec")
+        assert counts["plots_left_out"] == 0
+        assert (tmp_path / f"{name}-rec" / "winrate.png").exists()
+
+
+def test_plot_refuses_what_it_cannot_draw(run: Path, tmp_path: Path) -> None:
+    with pytest.raises(RecordError, match="no results file"):
+        draw_running_score(tmp_path / "missing")
+    grid = tmp_path / "grid"
+    grid.mkdir()
+    (grid / "results.jsonl").write_text('{"kind": "header", "format": 1, "grid": {}}\n')
+    with pytest.raises(RecordError, match="not a match's results file"):
+        draw_running_score(grid)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    header = (run / "results.jsonl").read_text().splitlines()[0]
+    (empty / "results.jsonl").write_text(header + "\n")
+    with pytest.raises(RecordError, match="no finished game"):
+        draw_running_score(empty)
+    for out in (tmp_path, tmp_path / "w.svg"):
+        with pytest.raises(RecordError, match=r"is not a \.png file"):
+            draw_running_score(run, out)
