@@ -118,7 +118,9 @@ def selection_only(post: Any, draws: int = 500) -> float:
     over all draws. Kept to compare on the same trials (it leaves out the smoother's pull on
     a real winner, so it over-corrects there).
     """
-    rng = np.random.default_rng([len(post.trials), 20])
+    from tuning.samplers.noisy_gp import _bootstrap_rng
+
+    rng = _bootstrap_rng(post)
     values = post.mean[None, :] + post.noise_sd[None, :] * rng.standard_normal(
         (draws, len(post.mean))
     )
@@ -135,9 +137,9 @@ def bootstrap_error_sd(post: Any, draws: int = 500) -> float:
     mean less its point's value there, a width that follows the trials where the posterior
     sd does not. Measured as an alternative report (``--bootstrap-sd``), not shipped.
     """
-    from tuning.samplers.noisy_gp import _total_error
+    from tuning.samplers.noisy_gp import _bootstrap_rng, _total_error
 
-    rng = np.random.default_rng([len(post.trials), 20])
+    rng = _bootstrap_rng(post)
     errors, _ = _total_error(post.resample, post.mean[None, :], post.noise_sd, 1.0, rng, draws)
     return float(np.std(errors))
 

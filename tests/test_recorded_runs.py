@@ -53,14 +53,14 @@ def test_the_record_keeps_a_running_score_plot_only_where_a_page_shows_it() -> N
     plot only where a page of ``docs/`` shows it (``gomcts record --keep-plot``)."""
     from agents.matches.records import RUNNING_SCORE_PLOT, _is_running_score_plot
 
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("the record is what git tracks: no git checkout here")
     docs = ROOT / "docs"
     shown = {
         (page.parent / link).resolve()
         for page in docs.rglob("*.md")
         for link in re.findall(r"\]\(([^)\s]+\.png)\)", page.read_text(encoding="utf-8"))
     }
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("the record is what git tracks: no git checkout here")
     tracked = subprocess.run(
         ["git", "ls-files", "--", f"docs/results/**/{RUNNING_SCORE_PLOT}"],
         cwd=ROOT,

@@ -414,6 +414,15 @@ SECOND_LEVEL = (200, 100)
 in each."""
 
 
+def _bootstrap_rng(post: Posterior) -> np.random.Generator:
+    """The generator of :func:`selection_bias`'s draws, seeded by the number of trials.
+
+    The same study gives the same draws, and a calibration script that compares widths or
+    corrections draws the same worlds with it.
+    """
+    return np.random.default_rng([len(post.trials), 20])
+
+
 def _total_error(
     resample: Callable[[np.ndarray], np.ndarray],
     truth: np.ndarray,
@@ -491,7 +500,7 @@ def selection_bias(
         )
     if post.resample is None:
         return 0.0
-    rng = np.random.default_rng([len(post.trials), 20])
+    rng = _bootstrap_rng(post)
     errors, means = _total_error(post.resample, post.mean[None, :], post.noise_sd, sign, rng, draws)
     first = float(np.mean(errors))
     if second_level is None:
