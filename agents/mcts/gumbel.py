@@ -47,7 +47,7 @@ import numpy as np
 
 from agents.mcts.evaluators import Evaluator, LeafBatch
 from agents.mcts.params import SearchParams
-from agents.mcts.search import Search, SearchSteps
+from agents.mcts.search import Search
 from go_env.state import Color, GoState
 from go_env.validation import check_int
 
@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 Evaluation = tuple[np.ndarray, np.ndarray]
+Simulation = Generator[LeafBatch, Evaluation, None]  # Search.simulation()
 _LOG_FLOOR = 1e-30  # priors below this (underflow of a legal move) count as this
 
 
@@ -224,10 +225,16 @@ class _Child:
     """The search below one considered root action (or its exact value if the game ends)."""
 
     def __init__(
-        self, root: GoState, action: int, params: SearchParams, evaluator: Evaluator, seed: int
+        self,
+        root: GoState,
+        action: int,
+        params: SearchParams,
+        evaluator: Evaluator,
+        seed: int,
+        planned: int,
     ) -> None:
         state = root.clone()
-        state.play(action)
+        state.play_unsafe(action)  # a legal action: the root's legal mask chose it
         self.visits = 0
         self.total = 0.0
         self.search: Search | None = None
@@ -238,7 +245,7 @@ class _Child:
             self.exact = black if root.to_play == Color.BLACK else -black
         else:
             self.search = Search(params, evaluator, seed=seed)
-            self.search.set_root(state)
+            self.search.set_root(state, planned=planned)
 
     @property
     def q(self) -> float:
@@ -306,13 +313,14 @@ class GumbelSearch:
         order = np.argsort(-np.where(legal, gumbel + logits, -np.inf), kind="stable")
         remaining = [int(a) for a in order[:m]]
         seeds = self._rng.integers(0, 2**62, size=m)
+        sequence = considered_visit_sequence(m, p.sims)
+        most = max(sequence) + 1  # the most simulations any one action gets
         children = {
-            a: _Child(root, a, self.below, self.evaluator, int(s))
+            a: _Child(root, a, self.below, self.evaluator, int(s), most)
             for a, s in zip(remaining, seeds, strict=True)
         }
         visits = np.zeros(actions, dtype=np.int64)
         q = np.zeros(actions, dtype=np.float64)
-        sequence = considered_visit_sequence(m, p.sims)
         done = 0
 
         def scores() -> np.ndarray:
@@ -364,13 +372,13 @@ class GumbelSearch:
         self, chosen: list[_Child], root: GoState, compiled: object, actions: list[int]
     ) -> Generator[LeafBatch, Evaluation, None]:
         """One simulation below each chosen action, their leaves evaluated in one batch."""
-        waiting: list[tuple[_Child, SearchSteps, LeafBatch, int]] = []
+        waiting: list[tuple[_Child, Simulation, LeafBatch, int]] = []
         for child, action in zip(chosen, actions, strict=True):
             child.visits += 1
             if child.search is None:
                 child.total += child.exact
                 continue
-            steps = child.search.steps(sims=1)
+            steps = child.search.simulation()
             try:
                 batch = next(steps)
             except StopIteration:  # a terminal leaf below: no evaluation needed
