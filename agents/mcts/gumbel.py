@@ -45,9 +45,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.mcts.backups.mean import MeanBackup
 from agents.mcts.evaluators import Evaluator, LeafBatch
 from agents.mcts.params import SearchParams
-from agents.mcts.search import Search, SearchSteps
+from agents.mcts.search import Search
 from go_env.state import Color, GoState
 from go_env.validation import check_int
 
@@ -65,6 +66,8 @@ __all__ = [
 ]
 
 Evaluation = tuple[np.ndarray, np.ndarray]
+Simulation = Generator[LeafBatch, Evaluation, None]  # Search.simulation()
+_NO_MOVES = np.zeros(0, dtype=np.int64)
 _LOG_FLOOR = 1e-30  # priors below this (underflow of a legal move) count as this
 
 
@@ -220,25 +223,51 @@ class GumbelResult:
     simulations: int
 
 
+def _one_visit_is_its_value(params: SearchParams) -> bool:
+    """Whether a search of ``params`` left after one simulation holds the leaf's value alone.
+
+    The first simulation of a fresh tree evaluates its root; under the running mean
+    (:class:`~agents.mcts.backups.mean.MeanBackup`) the root's value is then exactly the
+    negated evaluation, whatever the expansion did. Other backups may read the root's new
+    children, so they get the search.
+    """
+    return isinstance(params.backup, MeanBackup) and not params.solver
+
+
 class _Child:
-    """The search below one considered root action (or its exact value if the game ends)."""
+    """What lies below one considered root action.
+
+    One of three: the exact value, where the action ends the game; the evaluator's value of
+    the position alone, where the action gets a single simulation under the running mean (a
+    search would expand its root and never use the children: the fast searches of
+    self-play, every action visited once); or a PUCT search.
+    """
 
     def __init__(
-        self, root: GoState, action: int, params: SearchParams, evaluator: Evaluator, seed: int
+        self,
+        root: GoState,
+        action: int,
+        params: SearchParams,
+        evaluator: Evaluator,
+        seed: int,
+        planned: int,
     ) -> None:
         state = root.clone()
-        state.play(action)
+        state.play_unsafe(action)  # a legal action: the root's legal mask chose it
         self.visits = 0
         self.total = 0.0
         self.search: Search | None = None
+        self.leaf: np.ndarray | None = None  # the position's state vector, to evaluate once
         self.exact = 0.0
         if state.is_over:
             score = state.score()
             black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
             self.exact = black if root.to_play == Color.BLACK else -black
+        elif planned == 1 and _one_visit_is_its_value(params):
+            self.leaf = state.compiled().vector
         else:
             self.search = Search(params, evaluator, seed=seed)
-            self.search.set_root(state)
+            self.search.set_root(state, planned=planned)
 
     @property
     def q(self) -> float:
@@ -306,13 +335,14 @@ class GumbelSearch:
         order = np.argsort(-np.where(legal, gumbel + logits, -np.inf), kind="stable")
         remaining = [int(a) for a in order[:m]]
         seeds = self._rng.integers(0, 2**62, size=m)
+        sequence = considered_visit_sequence(m, p.sims)
+        most = max(sequence) + 1  # the most simulations any one action gets
         children = {
-            a: _Child(root, a, self.below, self.evaluator, int(s))
+            a: _Child(root, a, self.below, self.evaluator, int(s), most)
             for a, s in zip(remaining, seeds, strict=True)
         }
         visits = np.zeros(actions, dtype=np.int64)
         q = np.zeros(actions, dtype=np.float64)
-        sequence = considered_visit_sequence(m, p.sims)
         done = 0
 
         def scores() -> np.ndarray:
@@ -364,33 +394,41 @@ class GumbelSearch:
         self, chosen: list[_Child], root: GoState, compiled: object, actions: list[int]
     ) -> Generator[LeafBatch, Evaluation, None]:
         """One simulation below each chosen action, their leaves evaluated in one batch."""
-        waiting: list[tuple[_Child, SearchSteps, LeafBatch, int]] = []
+        # (child, its simulation or None for a leaf, the leaf's vector, moves below, action)
+        waiting: list[tuple[_Child, Simulation | None, np.ndarray, np.ndarray, int]] = []
         for child, action in zip(chosen, actions, strict=True):
             child.visits += 1
+            if child.leaf is not None:
+                waiting.append((child, None, child.leaf, _NO_MOVES, action))
+                continue
             if child.search is None:
                 child.total += child.exact
                 continue
-            steps = child.search.steps(sims=1)
+            steps = child.search.simulation()
             try:
                 batch = next(steps)
             except StopIteration:  # a terminal leaf below: no evaluation needed
                 continue
-            waiting.append((child, steps, batch, action))
+            d = int(batch.depths[0])
+            waiting.append((child, steps, batch.vectors[0], batch.moves[0, :d], action))
         if not waiting:
             return
-        depth = max(int(b.depths[0]) for _, _, b, _ in waiting) + 1
-        vectors = np.concatenate([b.vectors[:1] for _, _, b, _ in waiting])
+        depth = max(below.shape[0] for _, _, _, below, _ in waiting) + 1
+        vectors = np.stack([vector for _, _, vector, _, _ in waiting])
         moves = np.zeros((len(waiting), depth), dtype=np.int64)
         depths = np.zeros(len(waiting), dtype=np.int64)
-        for i, (_, _, b, action) in enumerate(waiting):
-            d = int(b.depths[0])
+        for i, (_, _, _, below, action) in enumerate(waiting):
+            d = below.shape[0]
             moves[i, 0] = action
-            moves[i, 1 : d + 1] = b.moves[0, :d]
+            moves[i, 1 : d + 1] = below
             depths[i] = d + 1
         priors, values = yield LeafBatch(root, compiled, vectors, moves, depths)  # type: ignore[arg-type]
-        for i, (_, steps, _, _) in enumerate(waiting):
+        for i, (child, simulation, _, _, _) in enumerate(waiting):
+            if simulation is None:  # the running mean of one return, as a search would hold it
+                child.exact = -float(values[i])
+                continue
             try:
-                steps.send((priors[i : i + 1], values[i : i + 1]))
+                simulation.send((priors[i : i + 1], values[i : i + 1]))
             except StopIteration:
                 continue
             raise RuntimeError("a search below the root asked for a second evaluation")

@@ -72,6 +72,7 @@ from agents.mcts.tree import Tree, TreeArrays
 from agents.mcts.virtual_loss import VirtualLoss
 from go_env.kernels import play, seed_rng
 from go_env.state import GoState
+from go_env.validation import check_int
 
 __all__ = ["Evaluation", "Search", "SearchError", "SearchSteps"]
 
@@ -131,7 +132,8 @@ class Search:
         seed = params.seed if seed is None else seed
         seeds = np.random.SeedSequence(seed).generate_state(3, dtype=np.uint64)
         self._rng = seed_rng(int(seeds[0]))
-        self._noise_rng = np.random.default_rng(int(seeds[1]))
+        self._noise_seed = int(seeds[1])
+        self._noise_generator: np.random.Generator | None = None  # made at its first use
         self.evaluator: Evaluator = (
             evaluator
             if evaluator is not None
@@ -144,6 +146,13 @@ class Search:
         self._clean_priors: np.ndarray | None = None
         self._tree_arrays: TreeArrays | None = None  # the arrays _tree_packed holds
         self._tree_packed: tuple[np.ndarray, ...] = ()
+
+    @property
+    def _noise_rng(self) -> np.random.Generator:
+        """The root noise's generator, made when first drawn from (most searches never do)."""
+        if self._noise_generator is None:
+            self._noise_generator = np.random.default_rng(self._noise_seed)
+        return self._noise_generator
 
     @property
     def config(self) -> Any:
@@ -161,8 +170,16 @@ class Search:
             raise SearchError("the search has no root yet; call set_root(state) first")
         return self._root
 
-    def set_root(self, state: GoState) -> None:
-        """Start a new tree at ``state`` (which is cloned, never modified)."""
+    def set_root(self, state: GoState, *, planned: int | None = None) -> None:
+        """Start a new tree at ``state`` (which is cloned, never modified).
+
+        Args:
+            state: The root position.
+            planned: Simulations the caller plans from this root, to size the tree's arrays
+                (default: ``params.sims``, and room for at least 64). Only the first
+                allocation depends on it: a tree that needs more room grows, and the search
+                is the same.
+        """
         if state.is_over:
             raise SearchError(f"the game is over (result {state.result()}); nothing to search")
         self._set_state(state.clone())
@@ -170,8 +187,11 @@ class Search:
         # room for the planned simulations (each expands at most one node of points + 1
         # children), so that a search of params.sims does not copy its arrays as it grows
         width = self._points + 1
-        planned = max(64, self.params.sims + 2) * width
-        self.tree = Tree(self.strategy.n_stats, capacity=min(self.params.max_nodes, planned))
+        if planned is None:
+            capacity = max(64, self.params.sims + 2) * width
+        else:
+            capacity = (check_int("planned", planned, min=1) + 2) * width
+        self.tree = Tree(self.strategy.n_stats, capacity=min(self.params.max_nodes, capacity))
         self._clean_priors = None
 
     def clear(self) -> None:
@@ -328,6 +348,32 @@ class Search:
                 done += count
         elapsed = time.perf_counter() - start
         return SearchStats.from_tree(tree, simulations=done, elapsed=elapsed)
+
+    def simulation(self) -> Generator[LeafBatch, Evaluation, None]:
+        """One simulation from the root, as :meth:`steps` with ``sims=1`` runs it.
+
+        The same coroutine protocol and the same tree afterwards (root noise and the solver's
+        early stop included), without the :class:`SearchStats` that :meth:`steps` builds at
+        its end: for callers that drive many small searches one simulation at a time and read
+        the tree themselves (Gumbel's root, :mod:`agents.mcts.gumbel`).
+
+        Raises:
+            SearchError: When no root was set (at the first ``next``).
+        """
+        tree = self.tree
+        if tree is None:
+            raise SearchError("the search has no root yet; call set_root(state) first")
+        if tree.first_child[0] < 0:
+            yield from self._simulation()
+            self._noise_root()
+            return
+        self._noise_root()
+        if self.params.solver and tree.proven[0] != 0:
+            return
+        if self.params.batch == 1:
+            yield from self._simulation()
+        else:
+            yield from self._simulation_batch(1)
 
     def stats(self) -> SearchStats:
         """The root statistics now (no simulation run)."""

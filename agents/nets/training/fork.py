@@ -10,10 +10,12 @@ settings there. Both runs then resume from the same state, each with its own rec
 their best networks can meet at equal compute since the fork.
 
 Only settings that leave the copied state valid may change (:data:`FORK_FIELDS`): the
-self-play search, the replay window and minibatch, the seed, and the runtime fields any
-start may change. The network, the rules, the learning rate and weight decay (kept in the
-copied optimizer), the book and the fixed N and PUCT constant of the gate and ladder (which
-would make the new run's ladder incomparable with its past) stay.
+self-play search, the replay window and minibatch, the learning rate and weight decay (the
+copied optimizer keeps its moment estimates and takes the new values from its next step:
+a step down of the learning rate, as AlphaGo Zero's schedule makes, where a run has stopped
+improving), the seed, and the runtime fields any start may change. The network, the rules,
+the book and the fixed N and PUCT constant of the gate and ladder (which would make the new
+run's ladder incomparable with its past) stay.
 
 The copy's manifest keeps the parent's starts and generations, so its cost and curves count
 from the first game, and records the fork in ``forks`` (where from, after which start, at
@@ -52,6 +54,8 @@ FORK_FIELDS = frozenset(
         "fpu_reduction",
         "window",
         "batch_size",
+        "lr",
+        "weight_decay",
         "seed",
         "evaluator",
     }

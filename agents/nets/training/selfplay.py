@@ -310,6 +310,9 @@ class _Run:
             candidate.parameters(), lr=config.lr, weight_decay=config.weight_decay
         )
         optimizer.load_state_dict(train["optimizer"])
+        for group in optimizer.param_groups:  # the run's settings, which a fork may lower
+            group["lr"] = config.lr
+            group["weight_decay"] = config.weight_decay
         rng = restore_generators(train["generators"])
         games: list[GameRecord] = []
         for k in range(max(1, g - config.window + 1), g + 1):

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 import torch
 
+from agents.mcts import gumbel
 from agents.mcts.config import MCTSConfig
+from agents.mcts.evaluators import RolloutEvaluator
 from agents.mcts.gumbel import (
     GumbelParams,
     GumbelSearch,
@@ -127,3 +129,53 @@ def test_a_visit_below_the_root_is_the_childs_value_for_the_root_player() -> Non
         child.play(int(action))
         _, value = evaluator.evaluate_states([child])
         assert result.q[action] == pytest.approx(-value[0])
+
+
+@pytest.mark.parametrize("kind", ["net", "rollout"])
+def test_an_action_visited_once_is_valued_as_a_search_below_it_would_value_it(
+    monkeypatch, kind
+) -> None:
+    """Where every considered action gets one simulation, no search is built below them.
+
+    The result is the same as with a search below every action: the same leaves are asked
+    for (the rollouts read their state vectors, the network their moves) and each action's
+    value is the running mean of its one return.
+    """
+    built = []
+
+    class CountedSearch(gumbel.Search):
+        def __init__(self, *args, **kwargs) -> None:
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(gumbel, "Search", CountedSearch)
+
+    def run():
+        torch.manual_seed(0)
+        if kind == "net":
+            evaluator = NetEvaluator(
+                PolicyValueNet(NetConfig(size=5, blocks=1, filters=8, history=2)),
+                symmetry="none",
+            )
+        else:
+            evaluator = RolloutEvaluator(seed=3)
+        below = MCTSConfig(policy="puct", sims=64).search_params()
+        state = GoState(Rules(size=5, komi=0.5))
+        state.play(12)
+        search = GumbelSearch(GumbelParams(sims=8, considered=8), below, evaluator, seed=4)
+        steps = search.steps(state)
+        batch = next(steps)
+        try:
+            while True:
+                batch = steps.send(evaluator.evaluate(batch))
+        except StopIteration as stop:
+            return stop.value
+
+    once = run()
+    assert built == [] and once.simulations == 8
+    monkeypatch.setattr(gumbel, "_one_visit_is_its_value", lambda params: False)
+    searched = run()
+    assert len(built) == 8
+    assert once.action == searched.action
+    for name in ("policy", "visits", "q", "priors"):
+        assert np.array_equal(getattr(once, name), getattr(searched, name)), name

@@ -446,3 +446,66 @@ def test_steps_yields_leaves_and_resumes_with_their_evaluation():
         got = stop.value
     assert 0 < asked <= 60
     assert np.array_equal(got.visits, want.visits) and np.array_equal(got.values, want.values)
+
+
+def _drive(coroutine, evaluator):
+    """Run a search coroutine to its end with ``evaluator``; return what it returns."""
+    try:
+        leaves = next(coroutine)
+        while True:
+            leaves = coroutine.send(evaluator.evaluate(leaves))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _same_tree(a, b):
+    n = a.size
+    assert n == b.size
+    for name in ("parent", "move", "first_child", "n_children", "visits", "terminal", "proven"):
+        assert np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n]), name
+    for name in ("value", "prior", "stats"):
+        assert np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n]), name
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"policy": "puct", "noise_weight": 0.25, "noise_alpha": 0.3},
+        {"policy": "uct"},
+        {"policy": "puct", "batch": 4},
+        {"backup": "solver"},
+    ],
+    ids=["puct-noise", "uct", "batch", "solver"],
+)
+def test_one_simulation_at_a_time_is_steps_with_one_simulation(config):
+    """``simulation()`` leaves the tree that ``steps(sims=1)`` leaves, call after call."""
+    params = MCTSConfig(sims=64, seed=21, **config).search_params()
+    state = GoState(Rules(size=5, komi=0.5))
+    a, b = Search(params), Search(params)
+    a.set_root(state)
+    b.set_root(state)
+    for _ in range(40):
+        stats = _drive(a.steps(sims=1), a.evaluator)
+        assert stats.simulations <= 1
+        assert _drive(b.simulation(), b.evaluator) is None
+    _same_tree(a.tree, b.tree)
+    assert a.tree.visits[0] > 1
+
+
+def test_simulation_needs_a_root():
+    with pytest.raises(SearchError, match="set_root"):
+        next(Search(MCTSConfig(sims=8).search_params()).simulation())
+
+
+def test_a_tree_planned_small_grows_and_searches_the_same():
+    params = MCTSConfig(sims=200, seed=22).search_params()
+    state = GoState(Rules(size=7, komi=9.0))
+    small, default = Search(params), Search(params)
+    small.set_root(state, planned=1)
+    default.set_root(state)
+    assert small.tree.capacity < default.tree.capacity
+    a, b = small.run(), default.run()
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+    _same_tree(small.tree, default.tree)
+    with pytest.raises(ValueError, match="planned"):
+        small.set_root(state, planned=0)

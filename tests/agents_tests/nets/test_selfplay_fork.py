@@ -7,6 +7,7 @@ import json
 import pytest
 
 from agents.cli import main as gomcts
+from agents.nets.checkpoint import load_checkpoint
 from agents.nets.training.fork import FORK_FIELDS, fork_run
 from agents.nets.training.manifest import Manifest
 from agents.nets.training.records import GameFile, GameRecord
@@ -64,9 +65,9 @@ def test_a_fork_resumes_from_the_same_state_with_its_own_search(tmp_path, selfpl
 
 def test_a_fork_refuses_what_would_break_the_copied_state(tmp_path, selfplay_config):
     out, _ = _interrupted_run(tmp_path, selfplay_config)
-    with pytest.raises(ValueError, match="may not change lr, net"):
-        fork_run(out, tmp_path / "f1", {"lr": 0.01, "net": None})
-    assert "lr" not in FORK_FIELDS and "gate_sims" not in FORK_FIELDS and "c" not in FORK_FIELDS
+    with pytest.raises(ValueError, match="may not change gate_sims, net"):
+        fork_run(out, tmp_path / "f1", {"gate_sims": 8, "net": None})
+    assert "gate_sims" not in FORK_FIELDS and "c" not in FORK_FIELDS
     with pytest.raises(ValueError, match="fast_sims must be"):
         fork_run(out, tmp_path / "f2", {"fast_sims": 0})
     (tmp_path / "full").mkdir()
@@ -84,6 +85,27 @@ def test_a_fork_refuses_what_would_break_the_copied_state(tmp_path, selfplay_con
         fork_run(out, tmp_path / "f4", {"search": "puct"})
     assert not (tmp_path / "f4").exists()
     assert fork_run(out, tmp_path / "f4", {"seed": 5}, force=True)["changes"] == {"seed": [0, 5]}
+
+
+def test_a_fork_trains_with_its_own_learning_rate(tmp_path, selfplay_config):
+    """The copied optimizer keeps its moments and takes the fork's learning rate and decay."""
+    out, _ = _interrupted_run(tmp_path, selfplay_config)
+    before = load_checkpoint(out / "state.pt").train["optimizer"]
+    record = fork_run(out, tmp_path / "fork", {"lr": 2e-4, "weight_decay": 0.0})
+    assert record["changes"] == {
+        "lr": [selfplay_config().lr, 2e-4],
+        "weight_decay": [selfplay_config().weight_decay, 0.0],
+    }
+    config = selfplay_config(search="gumbel", generations=2, lr=2e-4, weight_decay=0.0)
+    assert run_selfplay(tmp_path / "fork", config) == "done"
+    after = load_checkpoint(tmp_path / "fork" / "state.pt").train["optimizer"]
+    assert [(g["lr"], g["weight_decay"]) for g in after["param_groups"]] == [(2e-4, 0.0)]
+    steps = [s["step"] for s in after["state"].values()]
+    first = [s["step"] for s in before["state"].values()]
+    assert all(a > b for a, b in zip(steps, first, strict=True))  # the moments went on
+    assert run_selfplay(out, selfplay_config(search="gumbel", generations=2)) == "done"
+    parent = load_checkpoint(out / "state.pt").train["optimizer"]["param_groups"]
+    assert [g["lr"] for g in parent] == [selfplay_config().lr]
 
 
 def test_fork_command(tmp_path, capsys, selfplay_config):
