@@ -12,7 +12,7 @@ their best networks can meet at equal compute since the fork.
 Only settings that leave the copied state valid may change (:data:`FORK_FIELDS`): the
 self-play search, the replay window and minibatch, the learning rate and weight decay (the
 copied optimizer keeps its moment estimates and takes the new values from its next step:
-a step down of the learning rate, as AlphaGo Zero's schedule makes, where a run has stopped
+a step down of the learning rate, as in AlphaGo Zero's schedule, where a run has stopped
 improving), the seed, and the runtime fields any start may change. The network, the rules,
 the book and the fixed N and PUCT constant of the gate and ladder (which would make the new
 run's ladder incomparable with its past) stay.

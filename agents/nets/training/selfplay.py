@@ -310,7 +310,7 @@ class _Run:
             candidate.parameters(), lr=config.lr, weight_decay=config.weight_decay
         )
         optimizer.load_state_dict(train["optimizer"])
-        for group in optimizer.param_groups:  # the run's settings, which a fork may lower
+        for group in optimizer.param_groups:  # the run's settings, which a fork may change
             group["lr"] = config.lr
             group["weight_decay"] = config.weight_decay
         rng = restore_generators(train["generators"])
