@@ -9,6 +9,7 @@ One definition each, so that the modules that play positions agree on how:
   generator), with an optional pass rate and the playout policy's own-eye rule;
   :func:`played_moves` lists the moves of a game;
 * :func:`feed` backs a list of returns up at a lone root with a backup strategy;
+  :func:`assert_same_tree` compares two search trees node by node;
 * :func:`game_outcome` is an arena game record (a short Black win) with the fields given.
 """
 
@@ -155,6 +156,16 @@ def feed(strategy: Any, returns: Iterable[float], *, n_sims: int = 100) -> float
         count += 1
     assert tree.visits[0] == count
     return float(tree.value[0])
+
+
+def assert_same_tree(a: Tree, b: Tree) -> None:
+    """Assert that two search trees hold the same nodes: shape, moves and statistics."""
+    n = a.size
+    assert n == b.size, f"{n} nodes against {b.size}"
+    for name in ("parent", "move", "first_child", "n_children", "visits", "terminal", "proven"):
+        np.testing.assert_array_equal(getattr(a, name)[:n], getattr(b, name)[:n], err_msg=name)
+    for name in ("value", "prior", "stats"):
+        np.testing.assert_array_equal(getattr(a, name)[:n], getattr(b, name)[:n], err_msg=name)
 
 
 def game_outcome(index: int, **fields: Any) -> GameOutcome:

@@ -255,14 +255,13 @@ class _Child:
         state = root.clone()
         state.play_unsafe(action)  # a legal action: the root's legal mask chose it
         self.visits = 0
-        self.total = 0.0
         self.search: Search | None = None
         self.leaf: np.ndarray | None = None  # the position's state vector, to evaluate once
-        self.exact = 0.0
+        self.value = 0.0  # for the root player, without a search: the exact or the one value
         if state.is_over:
             score = state.score()
             black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
-            self.exact = black if root.to_play == Color.BLACK else -black
+            self.value = black if root.to_play == Color.BLACK else -black
         elif planned == 1 and _one_visit_is_its_value(params):
             self.leaf = state.compiled().vector
         else:
@@ -276,7 +275,7 @@ class _Child:
             tree = self.search.tree
             assert tree is not None
             return float(tree.value[0])
-        return self.exact
+        return self.value
 
 
 class GumbelSearch:
@@ -401,8 +400,7 @@ class GumbelSearch:
             if child.leaf is not None:
                 waiting.append((child, None, child.leaf, _NO_MOVES, action))
                 continue
-            if child.search is None:
-                child.total += child.exact
+            if child.search is None:  # the game ends: its exact value
                 continue
             steps = child.search.simulation()
             try:
@@ -425,7 +423,7 @@ class GumbelSearch:
         priors, values = yield LeafBatch(root, compiled, vectors, moves, depths)  # type: ignore[arg-type]
         for i, (child, simulation, _, _, _) in enumerate(waiting):
             if simulation is None:  # the running mean of one return, as a search would hold it
-                child.exact = -float(values[i])
+                child.value = -float(values[i])
                 continue
             try:
                 simulation.send((priors[i : i + 1], values[i : i + 1]))

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from game_support import assert_same_tree
 
 from agents.mcts import MCTSConfig, Search, SearchError
 from agents.mcts.stats import principal_variation
@@ -458,15 +459,6 @@ def _drive(coroutine, evaluator):
         return stop.value
 
 
-def _same_tree(a, b):
-    n = a.size
-    assert n == b.size
-    for name in ("parent", "move", "first_child", "n_children", "visits", "terminal", "proven"):
-        assert np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n]), name
-    for name in ("value", "prior", "stats"):
-        assert np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n]), name
-
-
 @pytest.mark.parametrize(
     "config",
     [
@@ -488,7 +480,7 @@ def test_one_simulation_at_a_time_is_steps_with_one_simulation(config):
         stats = _drive(a.steps(sims=1), a.evaluator)
         assert stats.simulations <= 1
         assert _drive(b.simulation(), b.evaluator) is None
-    _same_tree(a.tree, b.tree)
+    assert_same_tree(a.tree, b.tree)
     assert a.tree.visits[0] > 1
 
 
@@ -506,6 +498,6 @@ def test_a_tree_planned_small_grows_and_searches_the_same():
     assert small.tree.capacity < default.tree.capacity
     a, b = small.run(), default.run()
     assert np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
-    _same_tree(small.tree, default.tree)
+    assert_same_tree(small.tree, default.tree)
     with pytest.raises(ValueError, match="planned"):
         small.set_root(state, planned=0)

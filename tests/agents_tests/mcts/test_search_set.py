@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from game_support import assert_same_tree
 
 torch = pytest.importorskip("torch")
 
@@ -326,10 +327,8 @@ def _assert_same(mine: Any, theirs: Any) -> None:
 
 
 def _trees_equal(one: Search, other: Search) -> None:
-    a, b = one.tree, other.tree
-    assert a is not None and b is not None and a.size == b.size
-    for name in ("visits", "value", "prior", "stats", "proven", "terminal"):
-        np.testing.assert_array_equal(getattr(a, name)[: a.size], getattr(b, name)[: b.size])
+    assert one.tree is not None and other.tree is not None
+    assert_same_tree(one.tree, other.tree)
 
 
 def test_every_built_in_backup_in_compiled_rounds_is_the_search_alone(
