@@ -13,7 +13,8 @@ promoted with probability at most ``gate_alpha`` per generation; one ``gate_elo1
 kept out with probability at most ``gate_beta``.
 
 The match is an arena results file (``gate/gen-NNNN.jsonl``), so an interrupted gate resumes
-with its games, also after the run's folder moved (:mod:`agents.nets.training.moved_run`). The book is drawn once per run and kept in ``book.json``: for 9x9, openings of
+with its games, also after the run's folder moved (:mod:`agents.nets.training.moved_run`).
+The book is drawn once per run and kept in ``book.json``: for 9x9, openings of
 2 to 4 random moves that the shipped supervised network rates within ``|v| < 0.15``
 (:func:`agents.matches.balanced.draw_balanced_book`); for other board sizes there is no
 reference network, and the book is random openings of the same lengths, not balanced.

@@ -63,7 +63,7 @@ def adopt_moved_results(results: Path, identity: dict[str, Any], out: Path) -> s
     if not results.is_file():
         return None
     data = results.read_bytes()
-    first, _, rest = data.partition(b"\n")
+    first = data.partition(b"\n")[0]
     try:
         header = json.loads(first)
     except ValueError:
