@@ -13,7 +13,12 @@
 #   cat PACK/selfplay.tgz.* | tar xzf - -C /where/the/run/lives
 #
 # Nothing is lost if the pack never comes back: the folder at home is unchanged, and the run
-# resumes there from where it was.
+# resumes there from where it was. A gate or ladder match the burst leaves half-played resumes
+# at home with its games, though it named the networks under the burst's folder.
+#
+# The commands of `gomcts` are registered as the package's entry points, so a machine where
+# the package is not installed gets an editable install of this checkout first (no network
+# needed; missing dependencies such as pettingzoo must be there, e.g. installed from wheels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:?RUN must name the run folder}
@@ -22,6 +27,9 @@ PACK=${PACK:?PACK must name the folder for the pack}
 KILL_AFTER=${KILL_AFTER:-$((MINUTES * 60 + 150))}
 WORKERS=${WORKERS:-$(($(nproc) > 3 ? $(nproc) - 2 : $(nproc)))}
 mkdir -p "$PACK"
+if ! python3 -c "import importlib.metadata as m; m.distribution('gomcts')" 2>/dev/null; then
+    python3 -m pip install -q --no-deps --no-build-isolation -e . || exit 1
+fi
 stamp=$(mktemp)
 touch -d '-1 second' "$stamp"
 timeout "$KILL_AFTER" python3 -m agents.cli train selfplay --out "$RUN" --workers "$WORKERS" \

@@ -132,12 +132,20 @@ class StreamPool:
             worker.join(timeout=5)
 
     def close(self) -> None:
-        """End the workers that are still running (after :meth:`stop` there are none)."""
+        """End the workers that are still running (after :meth:`stop` there are none).
+
+        Indices still queued for workers that are gone are dropped: without that, the queue's
+        feeder thread blocks on a full pipe that nobody reads, and the process hangs at exit
+        (a run stopped early with many games to go).
+        """
         for worker in self._workers:
             if worker.is_alive():
                 worker.terminate()
             if self._started:
                 worker.join(timeout=5)
+        for channel in (self._indices, self._results):
+            channel.cancel_join_thread()
+            channel.close()
 
     def _next(self) -> Any:
         """The next finished game (``None`` when a worker ended instead)."""

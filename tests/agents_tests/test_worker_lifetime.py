@@ -128,6 +128,49 @@ def test_a_terminated_arena_stops_as_on_ctrl_c_and_keeps_its_games(tmp_path: Pat
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_terminated_selfplay_start_ends_as_on_ctrl_c_and_records_itself(tmp_path: Path) -> None:
+    """SIGTERM to `gomcts train selfplay` (a scheduler's stop, `timeout`): the start ends as on
+    Ctrl-C, with its games, its cost and its status in the manifest (before, the process died
+    at once and the start stayed "running" with the cost of its last save), and the process
+    exits though the workers it stopped had thousands of games still queued."""
+    import json
+
+    tiny = [
+        "--size", "5", "--history", "2", "--komi", "0.5", "--max-moves", "12", "--sims", "2",
+        "--fast-sims", "1", "--considered", "2", "--train-steps", "1", "--batch-size", "4",
+        "--gate-sims", "1", "--gate-games", "2", "--book-size", "1", "--ladder-every", "0",
+        "--evaluator", "net:symmetry=none", "--generations", "1", "--workers", "2",
+        "--games-per-worker", "2", "--seed", "5", "--quiet", "--games", "100000",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", "train", "selfplay", "--out", "run", *tiny],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    games = tmp_path / "run" / "games" / "gen-0001.jsonl"
+    try:
+        lines = lambda: games.read_text().count("\n") if games.exists() else 0  # noqa: E731
+        assert _wait_for(lambda: lines() > 5, timeout=120)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        message = err.decode()
+        assert proc.returncode == 130, message
+        assert "interrupted" in message and "run the same command again" in message
+        assert "Traceback" not in message and "leaked" not in message, message
+        assert _wait_for(lambda: not _group(proc.pid), timeout=20), _group(proc.pid)
+        manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+        (start,) = manifest["starts"]
+        assert start["status"] == "interrupted" and start["games"] >= 5
+        assert start["wall_seconds"] > 0 and start["cpu_seconds"] > 0
+        assert start["games"] == lines()  # every game kept is counted, none beside
+    finally:
+        for pid in _group(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.slow
 def test_study_jobs_die_with_a_killed_tune_and_run_no_more_trials(tmp_path: Path) -> None:
     import optuna

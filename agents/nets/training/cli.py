@@ -202,6 +202,9 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfplay(args: argparse.Namespace) -> int:
+    import signal
+
+    from agents.lifetime import interrupt_once
     from agents.matches.ray_pool import ClusterError
     from agents.matches.stream_pool import WorkerError
     from agents.nets.training.selfplay import run_selfplay
@@ -218,6 +221,9 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
             workers=_workers(args),
             **options,
         )
+        # SIGTERM (a scheduler's stop, `timeout`) ends the start as Ctrl-C does: the workers
+        # are shut down and the manifest records the start, its cost and its games
+        signal.signal(signal.SIGTERM, interrupt_once)
         status = run_selfplay(
             args.out,
             config,
@@ -225,6 +231,13 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
             log=log_line if not args.quiet else None,
             ray=args.ray,
         )
+    except KeyboardInterrupt:
+        print(
+            f"gomcts train selfplay: interrupted; the finished games, networks and matches are "
+            f"kept in {args.out}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
     except ClusterError as exc:  # Ray missing (the message says how to install it), no cluster
         print(f"gomcts train selfplay: error: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,8 @@ promoted with probability at most ``gate_alpha`` per generation; one ``gate_elo1
 kept out with probability at most ``gate_beta``.
 
 The match is an arena results file (``gate/gen-NNNN.jsonl``), so an interrupted gate resumes
-with its games. The book is drawn once per run and kept in ``book.json``: for 9x9, openings of
+with its games, also after the run's folder moved (:mod:`agents.nets.training.moved_run`).
+The book is drawn once per run and kept in ``book.json``: for 9x9, openings of
 2 to 4 random moves that the shipped supervised network rates within ``|v| < 0.15``
 (:func:`agents.matches.balanced.draw_balanced_book`); for other board sizes there is no
 reference network, and the book is random openings of the same lengths, not balanced.
@@ -33,6 +34,7 @@ from agents.matches.arena import MatchConfig, MatchResult, run_match
 from agents.matches.balanced import draw_balanced_book
 from agents.matches.results import GameOutcome
 from agents.matches.stats import SprtConfig
+from agents.nets.training.moved_run import adopt_moved_results
 from agents.nets.training.selfplay_config import SelfPlayConfig
 
 __all__ = ["GateResult", "load_or_draw_book", "play_run_match", "run_gate", "sprt_of"]
@@ -120,12 +122,15 @@ def play_run_match(
     deadline: float,
     sprt: SprtConfig | None = None,
     on_game: Callable[[MatchResult], None] | None = None,
+    run: Path | None = None,
 ) -> tuple[MatchResult, bool]:
     """Play a match of the run (its rules, book and workers) into ``results``.
 
     Games are kept in ``results`` as they finish; the match stops early when the SPRT
     decides or once ``time.monotonic()`` passes ``deadline``. ``on_game`` is called with the
-    match so far after each game (e.g. progress lines).
+    match so far after each game (e.g. progress lines). ``run``: the run's folder, whose
+    networks the agents name; a ``results`` file begun while the run lived elsewhere is
+    taken over (:func:`~agents.nets.training.moved_run.adopt_moved_results`).
 
     Returns:
         The match's result, and whether the deadline stopped it after a game.
@@ -140,6 +145,8 @@ def play_run_match(
         referee="none",
     )
     results.parent.mkdir(parents=True, exist_ok=True)
+    if run is not None:
+        adopt_moved_results(results, match.identity(), run)
     stopped = False
 
     def stop(game: GameOutcome, result: MatchResult) -> bool:
@@ -189,6 +196,7 @@ def run_gate(
         results=out / "gate" / f"gen-{generation:04d}.jsonl",
         deadline=deadline,
         sprt=sprt_of(config),
+        run=out,
     )
     test = result.sprt
     assert test is not None

@@ -138,6 +138,7 @@ def run_ladder(
             results=out / "ladder" / f"gen-{generation:04d}-{name}.jsonl",
             deadline=deadline,
             on_game=None if on_game is None else functools.partial(on_game, name),
+            run=out,
         )
         if stopped and len(result.games) < config.ladder_games:
             return rows, True

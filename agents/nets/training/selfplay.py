@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.lifetime import check_stop
 from agents.nets.checkpoint import load_checkpoint, resolve_model_path, save_checkpoint
 from agents.nets.evaluator import resolve_device
 from agents.nets.model import PolicyValueNet
@@ -265,6 +266,7 @@ class _Run:
             for record in games:
                 store.append([record])
                 done += 1
+                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
                 if self.ray is not None:  # the cluster's CPU, as the workers report it
                     self.clock.remote += record.cpu_seconds
                 self.manifest.update_start(
