@@ -135,6 +135,7 @@ class Manifest:
 
         A previous start still recorded as ``running`` never ended (SIGKILL, a machine given
         back): it becomes ``killed``, its cost that of its last save.
+
         ``ray``: the cluster address the self-play games of this start are played on (the
         row's ``ray`` field; absent when they are played on this machine). ``changed``: the
         settings this start changed, name -> ``[before, now]`` (the row's ``changed`` field;
