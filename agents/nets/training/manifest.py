@@ -133,6 +133,9 @@ class Manifest:
     ) -> int:
         """Add a row for this start (status ``running``); its index.
 
+        A previous start still recorded as ``running`` never ended (SIGKILL, a machine given
+        back): it becomes ``killed``, its cost that of its last save.
+
         ``ray``: the cluster address the self-play games of this start are played on (the
         row's ``ray`` field; absent when they are played on this machine). ``changed``: the
         settings this start changed, name -> ``[before, now]`` (the row's ``changed`` field;
@@ -153,6 +156,9 @@ class Manifest:
             row["ray"] = ray
         if changed:
             row["changed"] = changed
+        for earlier in self.data["starts"]:
+            if earlier.get("status") == "running":
+                earlier["status"] = "killed"
         self.data["starts"].append(row)
         return len(self.data["starts"]) - 1
 

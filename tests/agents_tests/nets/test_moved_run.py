@@ -24,31 +24,31 @@ def _games(path) -> list[dict]:
     return [r for r in rows if r["kind"] == "game"]
 
 
-def _run_with_two_nets(out) -> None:
+def _gate(run, config, candidate: int = 1):  # type: ignore[no-untyped-def]
+    """The gate of generation 1 in ``run``: ``candidate``'s network against generation 0's."""
+    nets = run / "nets"
+    return run_gate(nets / f"gen-{candidate:04d}.pt", nets / "gen-0000.pt", 1, config, run)
+
+
+def _gated_then_moved(tmp_path, config):  # type: ignore[no-untyped-def]
+    """A run whose gate was begun in one folder, then moved to another: ``(there, here)``."""
+    there, here = tmp_path / "burst" / "run", tmp_path / "home" / "run"
     torch.manual_seed(3)
     for g in (0, 1):
-        save_checkpoint(out / "nets" / f"gen-{g:04d}.pt", PolicyValueNet(TINY))
+        save_checkpoint(there / "nets" / f"gen-{g:04d}.pt", PolicyValueNet(TINY))
+    _gate(there, config)
+    here.parent.mkdir()
+    shutil.move(there, here)  # nothing is left where the gate began
+    return there, here
 
 
 def test_a_gate_begun_elsewhere_resumes_with_its_games_after_the_folder_moved(
     tmp_path, selfplay_config
 ) -> None:
-    there, here = tmp_path / "burst" / "run", tmp_path / "home" / "run"
-    _run_with_two_nets(there)
-    run_gate(
-        there / "nets/gen-0001.pt",
-        there / "nets/gen-0000.pt",
-        1,
-        selfplay_config(gate_games=4),
-        there,
-    )
-    first = _games(there / "gate" / "gen-0001.jsonl")
-    here.parent.mkdir()
-    shutil.move(there, here)
+    there, here = _gated_then_moved(tmp_path, selfplay_config(gate_games=4))
+    first = _games(here / "gate" / "gen-0001.jsonl")
 
-    result = run_gate(
-        here / "nets/gen-0001.pt", here / "nets/gen-0000.pt", 1, selfplay_config(gate_games=6), here
-    )
+    result = _gate(here, selfplay_config(gate_games=6))
     text = (here / "gate" / "gen-0001.jsonl").read_text()
     games = _games(here / "gate" / "gen-0001.jsonl")
     assert result.games == 6 and len(games) == 6
@@ -59,38 +59,16 @@ def test_a_gate_begun_elsewhere_resumes_with_its_games_after_the_folder_moved(
 
 
 def test_only_the_run_folder_may_differ(tmp_path, selfplay_config) -> None:
-    there, here = tmp_path / "a" / "run", tmp_path / "b" / "run"
-    _run_with_two_nets(there)
-    run_gate(
-        there / "nets/gen-0001.pt",
-        there / "nets/gen-0000.pt",
-        1,
-        selfplay_config(gate_games=2),
-        there,
-    )
-    here.parent.mkdir()
-    shutil.move(there, here)
+    _, here = _gated_then_moved(tmp_path, selfplay_config(gate_games=2))
     before = (here / "gate" / "gen-0001.jsonl").read_bytes()
     # another search (N) is another match: still refused, and the file is left as it was
     with pytest.raises(ResultsError, match="different match"):
-        run_gate(
-            here / "nets/gen-0001.pt",
-            here / "nets/gen-0000.pt",
-            1,
-            selfplay_config(gate_games=2, gate_sims=3),
-            here,
-        )
+        _gate(here, selfplay_config(gate_games=2, gate_sims=3))
     assert (here / "gate" / "gen-0001.jsonl").read_bytes() == before
     # another network under the new folder is another match too
     save_checkpoint(here / "nets" / "gen-0002.pt", PolicyValueNet(TINY))
     with pytest.raises(ResultsError, match="different match"):
-        run_gate(
-            here / "nets/gen-0002.pt",
-            here / "nets/gen-0000.pt",
-            1,
-            selfplay_config(gate_games=2),
-            here,
-        )
+        _gate(here, selfplay_config(gate_games=2), candidate=2)
     assert (here / "gate" / "gen-0001.jsonl").read_bytes() == before
 
 

@@ -14,7 +14,7 @@ from agents.nets.evaluator import NetEvaluator
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.training.gating import run_gate, sprt_of
 from agents.nets.training.generation import GameSettings, play_selfplay_games
-from agents.nets.training.manifest import Manifest
+from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay import run_selfplay
 from agents.nets.training.window import game_examples, window_buffer
@@ -139,6 +139,15 @@ def test_run_trains_gates_and_resumes_after_a_kill(tmp_path, selfplay_config) ->
     )  # runtime may change
     assert "changed" not in manifest.data["starts"][1]
     assert Manifest.load(out / "manifest.json").data["starts"][2]["changed"] == {"workers": [1, 2]}
+
+
+def test_a_start_that_never_ended_is_marked_killed_by_the_next(tmp_path) -> None:
+    manifest = Manifest.create(tmp_path / "manifest.json", {})
+    first = manifest.begin_start(2, 32)
+    manifest.end_start(first, StartClock(), "budget")
+    manifest.begin_start(14, 32)  # SIGKILLed: it stays "running"
+    manifest.begin_start(2, 32)
+    assert [s["status"] for s in manifest.data["starts"]] == ["budget", "killed", "running"]
 
 
 def test_a_resumed_run_may_train_more_steps_and_records_it(tmp_path, selfplay_config) -> None:
