@@ -194,6 +194,7 @@ def test_shipped_names_resolve(tmp_path, monkeypatch):
     assert resolve_model_path("") == shipped_model_path() == resolve_model_path("supervised")
     assert resolve_model_path("default") == shipped_model_path("supervised")
     assert resolve_model_path("paper-9x9") == shipped_model_path("paper-9x9")
+    assert resolve_model_path("strong-9x9") == shipped_model_path("strong-9x9")
     monkeypatch.chdir(tmp_path)
     assert resolve_model_path("./paper-9x9").resolve() == tmp_path / "paper-9x9"
     with pytest.raises(ValueError, match="no shipped network is called 'x'; the shipped ones"):
@@ -205,6 +206,24 @@ def test_the_shipped_supervised_network_keeps_its_digest():
     path, digest = model_digest("supervised")
     assert path.name.endswith(".pt.gz")
     assert digest.startswith("ca3e8cefbfb9")  # the records' and the precision check's network
+
+
+def test_the_shipped_strong_network_has_the_supervised_inputs_and_was_checked():
+    from agents.nets.agent import NetAgentConfig
+    from go_env.state import GoState
+
+    checkpoint = load_checkpoint("strong-9x9")
+    assert checkpoint.config == load_checkpoint("supervised").config  # its start's shape, inputs
+    check = checkpoint.meta["packed"]["check"]
+    limits = checkpoint.meta["packed"]["limits"]
+    assert check["positions"] >= 4000 and check["tv_mean"] <= limits["tv_mean"]
+    assert check["value_p99"] <= limits["value_p99"] and checkpoint.train is None
+    state = GoState()
+    agent = NetAgentConfig(model="strong-9x9").build()
+    for _ in range(4):
+        move = agent.act(state)
+        assert state.is_legal(move)
+        state.play(move)
 
 
 def test_the_shipped_paper_network_is_the_papers_shape_and_was_checked():
