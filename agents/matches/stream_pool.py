@@ -39,14 +39,18 @@ def _serve(
     parent: int,
     indices: Any,
     results: Any,
+    stopping: Any,
 ) -> None:  # pragma: no cover - runs in the worker process
-    """A worker's main: play what ``target`` makes of the indices read, report each game."""
+    """A worker's main: play what ``target`` makes of the indices read, report each game.
+
+    An index read once ``stopping`` is set is not played (:meth:`StreamPool.stop`).
+    """
     die_with_parent(parent)
 
     def read() -> Iterator[int]:
         while True:
             index = indices.get()
-            if index is None:
+            if index is None or stopping.is_set():
                 return
             yield index
 
@@ -76,10 +80,11 @@ class StreamPool:
         context = multiprocessing.get_context("spawn")
         self._indices = context.Queue()
         self._results = context.Queue()
+        self._stopping = context.Event()
         self._workers = [
             context.Process(
                 target=_serve,
-                args=(target, args, os.getpid(), self._indices, self._results),
+                args=(target, args, os.getpid(), self._indices, self._results, self._stopping),
                 daemon=True,
             )
             for _ in range(processes)
@@ -114,6 +119,10 @@ class StreamPool:
         """
         if not self._started:
             return
+        # The event, not the drain, is what stops the hand-out: indices put before the stop
+        # may still be on their way into the pipe (the queue's feeder thread) when the drain
+        # finds it empty, and a loaded machine once played all 200 of a test's games so.
+        self._stopping.set()
         try:
             while True:
                 self._indices.get_nowait()
