@@ -208,38 +208,31 @@ def test_the_shipped_supervised_network_keeps_its_digest():
     assert digest.startswith("ca3e8cefbfb9")  # the records' and the precision check's network
 
 
-def test_the_shipped_strong_network_has_the_supervised_inputs_and_was_checked():
+def _shipped_packed_network_that_was_checked_and_plays(name: str):  # type: ignore[no-untyped-def]
+    """The checkpoint of a shipped packed network, once its check and four moves pass."""
     from agents.nets.agent import NetAgentConfig
     from go_env.state import GoState
 
-    checkpoint = load_checkpoint("strong-9x9")
-    assert checkpoint.config == load_checkpoint("supervised").config  # its start's shape, inputs
+    checkpoint = load_checkpoint(name)
     check = checkpoint.meta["packed"]["check"]
     limits = checkpoint.meta["packed"]["limits"]
     assert check["positions"] >= 4000 and check["tv_mean"] <= limits["tv_mean"]
     assert check["value_p99"] <= limits["value_p99"] and checkpoint.train is None
     state = GoState()
-    agent = NetAgentConfig(model="strong-9x9").build()
+    agent = NetAgentConfig(model=name).build()
     for _ in range(4):
         move = agent.act(state)
         assert state.is_legal(move)
         state.play(move)
+    return checkpoint
+
+
+def test_the_shipped_strong_network_has_the_supervised_inputs_and_was_checked():
+    checkpoint = _shipped_packed_network_that_was_checked_and_plays("strong-9x9")
+    assert checkpoint.config == load_checkpoint("supervised").config  # its start's shape, inputs
 
 
 def test_the_shipped_paper_network_is_the_papers_shape_and_was_checked():
-    from agents.nets.agent import NetAgentConfig
-    from go_env.state import GoState
-
-    checkpoint = load_checkpoint("paper-9x9")
+    checkpoint = _shipped_packed_network_that_was_checked_and_plays("paper-9x9")
     assert checkpoint.config == NetConfig.preset("paper-9x9")
     assert not checkpoint.config.tactical and checkpoint.config.history == 5
-    check = checkpoint.meta["packed"]["check"]
-    limits = checkpoint.meta["packed"]["limits"]
-    assert check["positions"] >= 4000 and check["tv_mean"] <= limits["tv_mean"]
-    assert check["value_p99"] <= limits["value_p99"] and checkpoint.train is None
-    state = GoState()
-    agent = NetAgentConfig(model="paper-9x9").build()
-    for _ in range(4):
-        move = agent.act(state)
-        assert state.is_legal(move)
-        state.play(move)
