@@ -162,9 +162,8 @@ def assert_same_tree(a: Tree, b: Tree) -> None:
     """Assert that two search trees hold the same nodes: shape, moves and statistics."""
     n = a.size
     assert n == b.size, f"{n} nodes against {b.size}"
-    for name in ("parent", "move", "first_child", "n_children", "visits", "terminal", "proven"):
-        np.testing.assert_array_equal(getattr(a, name)[:n], getattr(b, name)[:n], err_msg=name)
-    for name in ("value", "prior", "stats"):
+    shape = ("parent", "move", "first_child", "n_children", "terminal", "proven")
+    for name in (*shape, "visits", "value", "prior", "stats"):
         np.testing.assert_array_equal(getattr(a, name)[:n], getattr(b, name)[:n], err_msg=name)
 
 

@@ -119,17 +119,11 @@ class StreamPool:
         """
         if not self._started:
             return
-        # The event, not the drain, is what stops the hand-out: indices put before the stop
-        # may still be on their way into the pipe (the queue's feeder thread) when the drain
-        # finds it empty, and a loaded machine once played all 200 of a test's games so.
+        # Each worker ends at the next index it reads, and one end marker per worker follows
+        # the indices, so none waits. (Draining the queue instead raced its feeder thread:
+        # indices still on their way into the pipe were played, all 200 of a test's games
+        # once on a loaded machine.)
         self._stopping.set()
-        try:
-            while True:
-                self._indices.get_nowait()
-        except queue.Empty:
-            pass
-        for _ in self._workers:  # the drained end markers
-            self._indices.put(None)
         while len(self._done) < len(self._workers):
             try:
                 item = self._next()

@@ -62,8 +62,8 @@ def adopt_moved_results(results: Path, identity: dict[str, Any], out: Path) -> s
     """
     if not results.is_file():
         return None
-    data = results.read_bytes()
-    first = data.partition(b"\n")[0]
+    with results.open("rb") as handle:
+        first = handle.readline()  # the header; the games are read only to be rewritten
     try:
         header = json.loads(first)
     except ValueError:
@@ -83,6 +83,6 @@ def adopt_moved_results(results: Path, identity: dict[str, Any], out: Path) -> s
     renamed = json.loads(json.dumps(theirs).replace(before, after))
     if renamed != ours:
         return None
-    text = data.decode("utf-8")
+    text = results.read_text(encoding="utf-8")
     write_atomically(results, text.replace(before, after))
     return old
