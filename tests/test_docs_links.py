@@ -153,8 +153,10 @@ CODE_DIRS = (
     "experiments",
 )
 CODE_SUFFIXES = {".py", ".toml", ".md", ".sh", ".txt", ".cfg"}
-CITED = re.compile(r"(?<![\w/.-])((?:docs/)?decisions/\d{3}[\w.-]*|docs/[\w./-]+)(#[\w-]+)?")
-"""A cited document: ``docs/PATH`` or ``[docs/]decisions/NNN[-name.md]``, with its anchor."""
+CITED = re.compile(r"(?<![\w/.:-])((?:docs/)?decisions/\d{3}[\w.-]*|docs/[\w./-]+)(#[\w-]+)?")
+"""A cited document: ``docs/PATH`` or ``[docs/]decisions/NNN[-name.md]``, with its anchor
+(``COMMIT:docs/PATH``, git's name for a file of an older commit, is not one: docs/records.md,
+"Records kept in git only")."""
 PLACEHOLDER = re.compile(r"[*<>{}]|\.\.\.|/$")
 
 
@@ -224,7 +226,8 @@ def test_the_citation_check_catches_what_is_missing(tmp_path: Path) -> None:
         '"""See ``docs/backups.md#softmax``, ``docs/decisions/019``,\n'
         "decisions/004-secure-child.md, docs/nowhere.md, docs/backups.md#no-such-section\n"
         "and docs/decisions/999.\n"
-        'Recorded: docs/results/strength/net1-800/results.jsonl."""\n',
+        "Recorded: docs/results/strength/net1-800/results.jsonl; kept in git only:\n"
+        'b5acd7c:docs/results/nets/gone/results.jsonl.gz."""\n',
         encoding="utf-8",
     )
     found = citations(source)
@@ -235,7 +238,7 @@ def test_the_citation_check_catches_what_is_missing(tmp_path: Path) -> None:
         "docs/nowhere.md",
         "docs/backups.md",
         "docs/decisions/999.",
-        "docs/results/strength/net1-800/results.jsonl.",
+        "docs/results/strength/net1-800/results.jsonl",
     ]
     resolved = [cited_target(c) for c, _ in found]
     assert resolved[1] == DOCS / "decisions" / "019-shared-evaluator.md"

@@ -45,7 +45,7 @@ def register_plot(subparsers: Any) -> None:
         "band, the plot gomcts arena draws when a match ends) from its results file "
         "(results.jsonl or results.jsonl.gz): the record keeps the games, not this plot.",
     )
-    _add_run(parser, "docs/results/nets/paper-9x9-target-n200")
+    _add_run(parser, "docs/results/nets/paper-9x9-target-n200-gen49")
     parser.add_argument(
         "--out", default=None, metavar="FILE", help="the PNG (default: RUN/winrate.png)"
     )
