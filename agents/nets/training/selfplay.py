@@ -262,17 +262,15 @@ class _Run:
             games = pool.games(todo)
         started = time.monotonic()
         done = 0
+        counted: set[int] = set()
         try:
             for record in games:
                 store.append([record])
                 done += 1
-                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
-                if self.ray is not None:  # the cluster's CPU, as the workers report it
-                    self.clock.remote += record.cpu_seconds
-                self.manifest.update_start(
-                    self.start, self.clock, games=1, positions=record.positions
-                )
+                self._count(record)
+                counted.add(record.index)
                 self.manifest.save()
+                check_stop()  # a SIGTERM whose KeyboardInterrupt was lost (agents.lifetime)
                 if self.on_game is not None:
                     self.on_game(record)
                 if done % PROGRESS_EVERY == 0 or done == len(todo):
@@ -285,7 +283,19 @@ class _Run:
                 pool.close()
             elif hasattr(games, "close"):
                 games.close()
-        return len(store.read()) >= config.games
+            # A stop (a signal's KeyboardInterrupt) that lands between a game's append and its
+            # count leaves a stored game uncounted: the start counts every game it stored.
+            stored = store.read()
+            for index, record in stored.items():
+                if index not in have and index not in counted:
+                    self._count(record)
+        return len(stored) >= config.games
+
+    def _count(self, record: GameRecord) -> None:
+        """Add a stored game to this start's count and cost (not saved)."""
+        if self.ray is not None:  # the cluster's CPU, as the workers report it
+            self.clock.remote += record.cpu_seconds
+        self.manifest.update_start(self.start, self.clock, games=1, positions=record.positions)
 
     def _progress(self, g: int, done: int, todo: int, before: int, started: float) -> None:
         elapsed = time.monotonic() - started

@@ -80,6 +80,31 @@ def test_window_examples_carry_the_result_for_the_player_to_move() -> None:
     assert len(window_buffer(_games("puct", 0.5), TINY, RULES)) > 0
 
 
+def test_a_stop_landing_just_after_a_games_append_still_counts_that_game(
+    tmp_path, selfplay_config, monkeypatch
+) -> None:
+    """A signal's KeyboardInterrupt can land between a game's append and its count (before,
+    the stop check there made it so every time: 14 games stored, 13 counted)."""
+    out = tmp_path / "run"
+    append = GameFile.append
+    calls: list[int] = []
+
+    def append_then_stop(self, records) -> None:  # type: ignore[no-untyped-def]
+        append(self, records)
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("signal 15")
+
+    monkeypatch.setattr(GameFile, "append", append_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_selfplay(out, selfplay_config(generations=1))
+    (start,) = Manifest.load(out / "manifest.json").data["starts"]
+    stored = GameFile(out / "games" / "gen-0001.jsonl").read()
+    assert start["status"] == "interrupted"
+    assert start["games"] == len(stored) == 2
+    assert start["positions"] == sum(r.positions for r in stored.values())
+
+
 def test_gate_promotes_only_on_the_sprts_acceptance(tmp_path, selfplay_config) -> None:
     config = selfplay_config(gate_games=4)
     torch.manual_seed(1)
