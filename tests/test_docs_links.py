@@ -226,7 +226,7 @@ def test_the_citation_check_catches_what_is_missing(tmp_path: Path) -> None:
         '"""See ``docs/backups.md#softmax``, ``docs/decisions/019``,\n'
         "decisions/004-secure-child.md, docs/nowhere.md, docs/backups.md#no-such-section\n"
         "and docs/decisions/999.\n"
-        "Recorded: docs/results/strength/net1-800/results.jsonl; kept in git only:\n"
+        "Recorded: docs/results/strength/net1-800/results.jsonl. Kept in git only:\n"
         'b5acd7c:docs/results/nets/gone/results.jsonl.gz."""\n',
         encoding="utf-8",
     )
@@ -238,7 +238,7 @@ def test_the_citation_check_catches_what_is_missing(tmp_path: Path) -> None:
         "docs/nowhere.md",
         "docs/backups.md",
         "docs/decisions/999.",
-        "docs/results/strength/net1-800/results.jsonl",
+        "docs/results/strength/net1-800/results.jsonl.",
     ]
     resolved = [cited_target(c) for c, _ in found]
     assert resolved[1] == DOCS / "decisions" / "019-shared-evaluator.md"
