@@ -7,6 +7,7 @@ workers and multiprocessing's resource tracker) must be gone soon after.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -54,17 +55,50 @@ def _wait_for(condition, timeout: float, step: float = 0.2) -> bool:  # type: ig
 
 
 def _start(args: list[str], tmp_path: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "agents.cli", *args],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: the workers are found by group
-    )
+    """``gomcts ARGS`` in its own process group, its stderr (and its workers') in a file.
+
+    With ``PYTHONFAULTHANDLER`` set, a process that outlives the test's wait prints the stacks
+    of all its threads to that file when it gets ``SIGABRT`` (see :func:`_survivors`).
+    """
+    with (tmp_path / _STDERR).open("wb") as stderr:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [sys.executable, "-m", "agents.cli", *args],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"},
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,  # its own process group: the workers are found by group
+        )
 
 
-def _kill_main_and_expect_the_group_gone(proc: subprocess.Popen[bytes], others: int) -> None:
+_STDERR = "stderr.log"
+
+
+def _survivors(pgid: int, folder: Path) -> str:
+    """What the processes of a group still alive are doing, for a failure message.
+
+    Each one's command line, state and kernel wait channel, then, after a ``SIGABRT`` (the
+    fault handler's dump of every thread's Python stack), the tail of the group's stderr.
+    """
+    lines = []
+    for pid, cmdline in _group(pgid).items():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            wchan = Path(f"/proc/{pid}/wchan").read_text()
+        except OSError:
+            continue
+        state = stat[stat.rindex(")") + 2 :].split()[0]
+        lines.append(f"pid {pid} state {state} wchan {wchan or '-'}: {cmdline}")
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGABRT)
+    time.sleep(2.0)
+    err = (folder / _STDERR).read_text(errors="replace")
+    return "\n".join([*lines, "--- stderr (last 6000 characters) ---", err[-6000:]])
+
+
+def _kill_main_and_expect_the_group_gone(
+    proc: subprocess.Popen[bytes], others: int, folder: Path
+) -> None:
     pgid = proc.pid
     try:
         assert _wait_for(lambda: len(_group(pgid)) >= 1 + others, timeout=120), _group(pgid)
@@ -77,7 +111,7 @@ def _kill_main_and_expect_the_group_gone(proc: subprocess.Popen[bytes], others: 
         # on 2 loaded cores one was still in spawn_main after 20 s (it then exits when its
         # initializer finds the parent gone).
         gone = _wait_for(lambda: not _group(pgid), timeout=60)
-        assert gone, f"left running after the main process was killed: {_group(pgid)}"
+        assert gone, f"left running after the main process was killed:\n{_survivors(pgid, folder)}"
     finally:
         for pid in _group(pgid):
             os.kill(pid, signal.SIGKILL)
@@ -92,7 +126,7 @@ def test_arena_workers_and_resource_tracker_die_with_a_killed_arena(tmp_path: Pa
         tmp_path,
     )  # fmt: skip
     # main + 2 workers + the resource tracker
-    _kill_main_and_expect_the_group_gone(proc, others=3)
+    _kill_main_and_expect_the_group_gone(proc, others=3, folder=tmp_path)
 
 
 def test_a_terminated_arena_stops_as_on_ctrl_c_and_keeps_its_games(tmp_path: Path) -> None:
@@ -185,7 +219,7 @@ def test_study_jobs_die_with_a_killed_tune_and_run_no_more_trials(tmp_path: Path
         ],
         tmp_path,
     )  # fmt: skip
-    _kill_main_and_expect_the_group_gone(proc, others=2)
+    _kill_main_and_expect_the_group_gone(proc, others=2, folder=tmp_path)
     study = optuna.load_study(study_name="s", storage=storage)
     finished = len(study.trials)
     time.sleep(5)
