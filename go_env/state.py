@@ -242,6 +242,39 @@ class GoState:
         black, white = area(self._s, self._geo.nbr)
         return float(black - white) - float(self._rules.komi)
 
+    def area_owners(self) -> np.ndarray:
+        """The Tromp-Taylor owner of every point, ``int8 (N*N,)``: 1 Black, -1 White, 0 neither.
+
+        A stone's point belongs to its colour; an empty region belongs to a colour when it
+        reaches stones of that colour only (the area :meth:`score` counts: the sum of the
+        owners is ``score() + komi``). The ownership target of a self-play position
+        (:mod:`agents.nets.training.window`) is the final position's.
+        """
+        colors = self._colors()
+        nbr = self._geo.nbr
+        owners = np.where(colors == 1, 1, np.where(colors == 2, -1, 0)).astype(np.int8)
+        seen = colors != 0
+        for start in np.flatnonzero(~seen):
+            if seen[start]:
+                continue
+            seen[start] = True
+            region, reach, stack = [], 0, [int(start)]
+            while stack:
+                q = stack.pop()
+                region.append(q)
+                for t in nbr[q]:
+                    if t < 0:
+                        continue
+                    if colors[t] == 0:
+                        if not seen[t]:
+                            seen[t] = True
+                            stack.append(int(t))
+                    else:
+                        reach |= int(colors[t])
+            if reach in (1, 2):
+                owners[region] = 1 if reach == 1 else -1
+        return owners
+
     def result(self) -> str:
         """The score as an SGF/GTP result string: ``"B+3.5"``, ``"W+0.5"`` or ``"0"`` (draw)."""
         score = self.score()

@@ -52,7 +52,7 @@ def train_arm(
     began = time.monotonic()
     losses = []
     for k in range(1, steps + 1):
-        x, p, v = buffer.sample(config.batch_size, rng)
+        x, p, v, _ = buffer.sample(config.batch_size, rng)
         losses.append(
             train_step(
                 net, optimizer, torch.from_numpy(x), torch.from_numpy(p), torch.from_numpy(v)

@@ -157,7 +157,8 @@ def pack_checkpoint(
     games (:func:`own_positions`, seeded) and written only when its mean policy change and the
     99th percentile of its value change are within the limits (or with ``force``). The copy's
     ``meta`` is the source's with ``packed``: the source file's name, bytes and SHA-256, and
-    the check (and ``note``, when given). Training state is not copied.
+    the check (and ``note``, when given). Training state is not copied, nor an ownership head
+    (a training target, :mod:`agents.nets.model`).
 
     Args:
         source: A checkpoint file, or a shipped network's name.
@@ -182,7 +183,7 @@ def pack_checkpoint(
             raise ValueError(f"{name} must be > 0, got {value!r}")
     path = resolve_model_path(source)
     checkpoint = load_checkpoint(path)
-    net = checkpoint.build()
+    net = checkpoint.build().without_ownership()
     check = compare(net, packed_copy(net), own_positions(net, positions, seed=seed))
     check["seed"] = seed
     within = check["tv_mean"] <= max_tv_mean and check["value_p99"] <= max_value_p99

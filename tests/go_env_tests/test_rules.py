@@ -417,6 +417,30 @@ def test_empty_board_and_lone_stone_scores() -> None:
     assert s.score() == -7.5  # every empty region reaches both colours
 
 
+def test_area_owners_give_each_point_to_its_stone_or_its_regions_only_colour() -> None:
+    s = GoState.from_ascii(
+        """
+        . X O . .
+        X X O . .
+        . X O O .
+        X . X O .
+        . X . O .
+        """,
+        Rules(size=5, komi=0.5),
+    )
+    expected = """
+        X X O O O
+        X X O O O
+        X X O O O
+        X X X O O
+        X X . O O
+    """  # C1 touches both colours: neither's
+    owners = s.area_owners().reshape(5, 5)
+    rows = [line.split() for line in expected.strip().splitlines()]
+    assert owners.tolist() == [[{"X": 1, "O": -1, ".": 0}[ch] for ch in row] for row in rows]
+    assert int(owners.sum()) == s.score() + 0.5
+
+
 HALVES = """
     . X O .
     . X O .

@@ -119,6 +119,8 @@ _SELFPLAY_OPTIONS: dict[str, str] = {
     "batch_size": "examples per step",
     "lr": "learning rate (AdamW)",
     "weight_decay": "weight decay",
+    "ownership_weight": "weight of KataGo's ownership target in the loss (Wu uses 1.5); above "
+    "0 the network gets an ownership head, trained only (0: none)",
     "gate_sims": "simulations per move of the gate and ladder agents (fixed N)",
     "gate_games": "most games of a gate match (the SPRT usually stops sooner)",
     "gate_elo0": "gate SPRT: H0 Elo",

@@ -15,7 +15,10 @@ copied optimizer keeps its moment estimates and takes the new values from its ne
 a step down of the learning rate, as in AlphaGo Zero's schedule, where a run has stopped
 improving), the seed, and the runtime fields any start may change. The network, the rules,
 the book and the fixed N and PUCT constant of the gate and ladder (which would make the new
-run's ladder incomparable with its past) stay.
+run's ladder incomparable with its past) stay. The one change to the network a fork may make
+is its ownership head (``ownership_weight``, an auxiliary training target that play never
+uses): a head switched on starts from fresh weights at the next training, one switched off
+is dropped there.
 
 The copy's manifest keeps the parent's starts and generations, so its cost and curves count
 from the first game, and records the fork in ``forks`` (where from, after which start, at
@@ -56,6 +59,7 @@ FORK_FIELDS = frozenset(
         "batch_size",
         "lr",
         "weight_decay",
+        "ownership_weight",
         "seed",
         "evaluator",
     }

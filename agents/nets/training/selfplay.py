@@ -66,6 +66,7 @@ from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, selfplay_worker
 from agents.nets.training.step import (
+    adamw,
     generator_state,
     restore_generators,
     seed_everything,
@@ -137,12 +138,15 @@ class _Run:
         config = self.config
         rng = seed_everything(config.seed)
         if config.init:
-            net = load_checkpoint(resolve_model_path(config.init)).build(self.device)
-            if net.config != config.net:
+            start = load_checkpoint(resolve_model_path(config.init))
+            shape = dataclasses.replace(start.config, ownership=config.net.ownership)
+            if shape != config.net:  # an ownership head may differ: it is for training only
                 raise ValueError(
-                    f"--init {config.init} is a {net.config}, not the run's {config.net}; "
+                    f"--init {config.init} is a {start.config}, not the run's {config.net}; "
                     "give the run the same --preset/--history/--tactical as the checkpoint"
                 )
+            net = PolicyValueNet(config.net).to(self.device)
+            net.load_weights(start.weights)
             origin = f"from {config.init}"
         else:
             net = PolicyValueNet(config.net).to(self.device)
@@ -150,9 +154,7 @@ class _Run:
         meta = {"generation": 0, "origin": origin, "config": config.to_dict()}
         save_checkpoint(self.out / "nets" / "gen-0000.pt", net, meta=meta)
         shutil.copyfile(self.out / "nets" / "gen-0000.pt", self.out / "best.pt")
-        optimizer = torch.optim.AdamW(
-            net.parameters(), lr=config.lr, weight_decay=config.weight_decay
-        )
+        optimizer = adamw(net, config.lr, config.weight_decay)
         self._save_trainer(net, optimizer, rng, trained=0, steps=0)
         self.manifest.data["origin"] = origin
         self.say(f"new run in {self.out}: {origin}, network {config.net.shape_name}")
@@ -317,14 +319,9 @@ class _Run:
             self.manifest.data["current"] = {"generation": g, **train.get("row", {})}
             return
         candidate = PolicyValueNet(config.net).to(self.device)
-        candidate.load_state_dict(saved.weights)
-        optimizer = torch.optim.AdamW(
-            candidate.parameters(), lr=config.lr, weight_decay=config.weight_decay
-        )
-        optimizer.load_state_dict(train["optimizer"])
-        for group in optimizer.param_groups:  # the run's settings, which a fork may change
-            group["lr"] = config.lr
-            group["weight_decay"] = config.weight_decay
+        candidate.load_weights(saved.weights)  # a fork may have switched the head on or off
+        # the run's settings, which a fork may change, with the optimizer's moments
+        optimizer = adamw(candidate, config.lr, config.weight_decay, train["optimizer"])
         rng = restore_generators(train["generators"])
         games: list[GameRecord] = []
         for k in range(max(1, g - config.window + 1), g + 1):
@@ -332,15 +329,18 @@ class _Run:
         started = time.monotonic()
         buffer = window_buffer(games, config.net, config.rules)
         losses = []
+        tensor = lambda a: torch.from_numpy(a).to(self.device)  # noqa: E731
         for _ in range(config.train_steps):
-            x, p, v = buffer.sample(config.batch_size, rng)
+            batch = buffer.sample(config.batch_size, rng)
             losses.append(
                 train_step(
                     candidate,
                     optimizer,
-                    torch.from_numpy(x).to(self.device),
-                    torch.from_numpy(p).to(self.device),
-                    torch.from_numpy(v).to(self.device),
+                    tensor(batch.planes),
+                    tensor(batch.policies),
+                    tensor(batch.values),
+                    ownership_target=None if batch.ownership is None else tensor(batch.ownership),
+                    ownership_scale=config.ownership_weight,
                 )
             )
         candidate.eval()
@@ -348,6 +348,11 @@ class _Run:
         row = {
             "train_policy": float(np.mean([x["policy"] for x in losses])),
             "train_value": float(np.mean([x["value"] for x in losses])),
+            **(
+                {"train_ownership": float(np.mean([x["ownership"] for x in losses]))}
+                if config.net.ownership
+                else {}
+            ),
             "step": steps,
             "train_steps": config.train_steps,
             "window_games": len(games),

@@ -29,7 +29,7 @@ __all__ = [
     "parse_settings",
 ]
 
-LEGACY_VALUES: dict[str, Any] = {"fpu": "auto", "fpu_reduction": 0.0}
+LEGACY_VALUES: dict[str, Any] = {"fpu": "auto", "fpu_reduction": 0.0, "ownership_weight": 0.0}
 """The value of a recipe field in a manifest written before the field existed: the one rule
 there was then. A new run gets the field's default; an old run resumes, is forked and is
 reported with its legacy value (first-play urgency 0 under PUCT, before ``fpu`` existed)."""
@@ -99,6 +99,10 @@ class SelfPlayConfig:
         batch_size: Examples per step.
         lr: Learning rate (AdamW).
         weight_decay: Weight decay.
+        ownership_weight: Weight of KataGo's ownership term in the loss
+            (:mod:`agents.nets.training.step`; Wu uses 1.5); the network has an ownership
+            head exactly when it is above 0 (``net.ownership`` follows it). 0, the default:
+            no head, no term (runs made before this field existed, :data:`LEGACY_VALUES`).
         gate_sims: Simulations per move of the gate's and the ladder's PUCT agents (fixed N).
         gate_games: Most games of a gate match (the SPRT usually stops it sooner).
         gate_elo0: The SPRT's H0 (candidate no better than ``elo0``).
@@ -146,6 +150,7 @@ class SelfPlayConfig:
     batch_size: int = 64
     lr: float = 1e-3
     weight_decay: float = 1e-4
+    ownership_weight: float = 0.0
     gate_sims: int = 64
     gate_games: int = 100
     gate_elo0: float = 0.0
@@ -185,7 +190,7 @@ class SelfPlayConfig:
             raise ValueError(f"gate_games must be >= 2 (pairs of games), got {self.gate_games}")
         if self.ladder_every < 0:
             raise ValueError(f"ladder_every must be >= 0, got {self.ladder_every}")
-        for name in ("lr", "weight_decay"):
+        for name in ("lr", "weight_decay", "ownership_weight"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -207,6 +212,9 @@ class SelfPlayConfig:
             )
         if self.fpu == "auto":  # no reduction under auto: stored as 0, whatever was given
             object.__setattr__(self, "fpu_reduction", 0.0)
+        head = self.ownership_weight > 0
+        if self.net.ownership != head:  # the head follows the weight
+            object.__setattr__(self, "net", dataclasses.replace(self.net, ownership=head))
         self.settings()  # validates the search fields
         self.rules  # noqa: B018 - validates komi and the move cap
 
@@ -278,6 +286,7 @@ class SelfPlayConfig:
         """
         mine = self.to_dict()
         saved = {**LEGACY_VALUES, **saved}
+        saved["net"] = NetConfig.from_dict(saved["net"]).to_dict()  # a newer field's default
         differ = sorted(
             k
             for k in set(mine) | set(saved)

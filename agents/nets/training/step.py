@@ -6,6 +6,12 @@ policy target ``pi`` is either a move index (supervised: the move played) or a d
 over the ``N*N + 1`` actions (self-play: the search's visit counts). Examples can be weighted
 out of either term (unknown results, random opening moves).
 
+With an ownership target (a network with ``NetConfig.ownership``), the loss adds KataGo's
+ownership term (David J. Wu, *Accelerating self-play learning in Go*, 2019, §4.1): the binary
+cross-entropy between each point's predicted and final owner, both mapped from ``[-1, 1]`` to
+``[0, 1]``, averaged over the points (Wu's ``1/b^2`` sum), times ``ownership_scale`` (Wu's
+weight is 1.5).
+
 Runs are deterministic on the CPU for a seed: the minibatches and augmentations come from a
 numpy generator, the network's initialisation from torch's generator, and both generators'
 states are saved in every checkpoint, so that a resumed run continues exactly as an
@@ -22,10 +28,11 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents.nets.model import PolicyValueNet
+from agents.nets.model import OWNERSHIP_PREFIX, PolicyValueNet
 from agents.nets.training.jsonl import append_row, read_rows, write_rows
 
 __all__ = [
+    "adamw",
     "append_metrics",
     "generator_state",
     "restart_metrics",
@@ -71,6 +78,44 @@ append_metrics = append_row
 """Append one metric row to a run's ``metrics.jsonl`` (:func:`jsonl.append_row`)."""
 
 
+def adamw(
+    net: PolicyValueNet,
+    lr: float,
+    weight_decay: float,
+    saved: dict[str, Any] | None = None,
+) -> torch.optim.AdamW:
+    """AdamW over ``net`` with the ownership head, if any, in a second parameter group.
+
+    ``saved``: an optimizer state to continue (``state_dict()`` of an earlier one: its moment
+    estimates and step counts); ``lr`` and ``weight_decay`` replace its own. A state saved
+    before the network had a head (a run that switched ownership on) gives the head fresh
+    moments; one saved with a head the network no longer has loses that group. Keeping the
+    head in a group of its own is what lets the rest continue unchanged either way.
+    """
+    named = list(net.named_parameters())
+    base = [p for name, p in named if not name.startswith(OWNERSHIP_PREFIX)]
+    head = [p for name, p in named if name.startswith(OWNERSHIP_PREFIX)]
+    optimizer = torch.optim.AdamW(base, lr=lr, weight_decay=weight_decay)
+    groups = [] if saved is None else saved["param_groups"]
+    states = {} if saved is None else saved["state"]
+    if groups:
+        first = groups[0]
+        state = {i: states[i] for i in first["params"] if i in states}
+        optimizer.load_state_dict({"state": state, "param_groups": [first]})
+    if head:
+        optimizer.add_param_group({"params": head})
+        if len(groups) > 1:
+            for i, p in zip(groups[1]["params"], head, strict=True):
+                if i in states:
+                    optimizer.state[p] = {
+                        k: v if k == "step" else v.to(p.device) for k, v in states[i].items()
+                    }
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+        group["weight_decay"] = weight_decay
+    return optimizer
+
+
 def train_step(
     net: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
@@ -81,6 +126,8 @@ def train_step(
     policy_weight: torch.Tensor | None = None,
     value_weight: torch.Tensor | None = None,
     value_scale: float = 1.0,
+    ownership_target: torch.Tensor | None = None,
+    ownership_scale: float = 1.5,
 ) -> dict[str, float]:
     """One optimizer step on a minibatch; returns its losses (before the step).
 
@@ -93,14 +140,21 @@ def train_step(
         policy_weight: ``float (B,)`` weights of the policy term (default 1).
         value_weight: ``float (B,)`` weights of the value term (default 1).
         value_scale: Factor of the value term in the total loss.
+        ownership_target: ``float (B, N*N)`` final owners in ``[-1, 1]`` for the player to
+            move (the network needs an ownership head); ``None``: no ownership term.
+        ownership_scale: Factor of the ownership term.
 
     Returns:
-        ``{"loss", "policy", "value", "accuracy"}``: weighted means over the batch (accuracy:
-        share of policy targets that are the network's top move; for distribution targets,
-        their most likely move).
+        ``{"loss", "policy", "value", "accuracy"}``, and ``"ownership"`` with an ownership
+        target: weighted means over the batch (accuracy: share of policy targets that are the
+        network's top move; for distribution targets, their most likely move).
     """
     net.train()
-    logits, values = net(x)
+    owned = None
+    if ownership_target is None:
+        logits, values = net(x)
+    else:
+        logits, values, owned = net.forward_with_ownership(x)
     log_p = F.log_softmax(logits, dim=1)
     if policy_target.dim() == 1:
         policy_each = -log_p.gather(1, policy_target[:, None]).squeeze(1)
@@ -114,18 +168,26 @@ def train_step(
     policy_loss = (pw * policy_each).sum() / pw.sum().clamp(min=1.0)
     value_loss = (vw * value_each).sum() / vw.sum().clamp(min=1.0)
     loss = policy_loss + value_scale * value_loss
+    ownership_loss = None
+    if owned is not None and ownership_target is not None:
+        predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
+        ownership_loss = F.binary_cross_entropy(predicted, (1.0 + ownership_target) / 2.0)
+        loss = loss + ownership_scale * ownership_loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     optimizer.step()
     with torch.no_grad():
         hit = (logits.argmax(dim=1) == best).float()
         accuracy = (pw * hit).sum() / pw.sum().clamp(min=1.0)
-    return {
+    losses = {
         "loss": float(loss.detach()),
         "policy": float(policy_loss.detach()),
         "value": float(value_loss.detach()),
         "accuracy": float(accuracy),
     }
+    if ownership_loss is not None:
+        losses["ownership"] = float(ownership_loss.detach())
+    return losses
 
 
 @torch.no_grad()

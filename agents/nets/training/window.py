@@ -8,7 +8,10 @@ window that grows with the run. Here the window is the last ``window`` generatio
 * the input planes of the network being trained (computed from the moves, so the games do
   not depend on the network's inputs);
 * the search's policy target;
-* the game's result from the side of the player to move (+1, -1, 0).
+* the game's result from the side of the player to move (+1, -1, 0);
+* with an ownership head (``NetConfig.ownership``), the final position's owner of every point
+  (:meth:`go_env.state.GoState.area_owners`) from the same side: the game's result point by
+  point (KataGo's ownership target, :mod:`agents.nets.model`).
 
 The examples fill a :class:`~agents.nets.training.replay.ReplayBuffer`, which draws the
 minibatches with random board symmetries.
@@ -23,17 +26,18 @@ import numpy as np
 from agents.nets.features import input_planes
 from agents.nets.model import NetConfig
 from agents.nets.training.records import GameRecord
-from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.replay import Positions, ReplayBuffer
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
 __all__ = ["game_examples", "window_buffer"]
 
 
-def game_examples(
-    record: GameRecord, net: NetConfig, rules: Rules
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(planes int8 (T, C, N, N), policies float32 (T, A), values float32 (T,))`` of a game.
+def game_examples(record: GameRecord, net: NetConfig, rules: Rules) -> Positions:
+    """The recorded positions of a game.
+
+    Planes ``int8 (T, C, N, N)``, policies ``float32 (T, A)``, values ``float32 (T,)`` and,
+    for a network with an ownership head, ownership ``int8 (T, N*N)`` (else ``None``).
 
     Raises:
         ValueError: When the record's moves are not a legal game under ``rules``.
@@ -43,6 +47,7 @@ def game_examples(
     planes = np.zeros((len(wanted), channels, rules.size, rules.size), dtype=np.int8)
     policies = np.zeros((len(wanted), rules.size * rules.size + 1), dtype=np.float32)
     values = np.zeros(len(wanted), dtype=np.float32)
+    sides = np.zeros(len(wanted), dtype=np.int8)  # +1: Black to move
     state = GoState(rules)
     row = 0
     for number, move in enumerate([*record.moves, None]):
@@ -51,13 +56,15 @@ def game_examples(
             planes[row] = input_planes(state, net.history, net.tactical)
             policies[row] = target.dense(policies.shape[1])
             black = float(record.winner)
-            values[row] = black if state.to_play == Color.BLACK else -black
+            sides[row] = 1 if state.to_play == Color.BLACK else -1
+            values[row] = black * sides[row]
             row += 1
         if move is not None:
             state.play(int(move))
     if row != len(wanted):
         raise ValueError(f"game {record.index}: targets at moves the game does not have")
-    return planes, policies, values
+    ownership = sides[:, None] * state.area_owners()[None, :] if net.ownership else None
+    return Positions(planes, policies, values, ownership)
 
 
 def window_buffer(games: Iterable[GameRecord], net: NetConfig, rules: Rules) -> ReplayBuffer:
@@ -70,8 +77,8 @@ def window_buffer(games: Iterable[GameRecord], net: NetConfig, rules: Rules) -> 
     total = sum(p[0].shape[0] for p in parts)
     if total == 0:
         raise ValueError("the replay window holds no recorded position")
-    buffer = ReplayBuffer(total, (net.in_planes, rules.size, rules.size))
-    for planes, policies, values in parts:
-        if planes.shape[0]:
-            buffer.add(planes, policies, values)
+    buffer = ReplayBuffer(total, (net.in_planes, rules.size, rules.size), ownership=net.ownership)
+    for part in parts:
+        if part.planes.shape[0]:
+            buffer.add(*part)
     return buffer

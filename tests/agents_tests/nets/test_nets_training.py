@@ -195,7 +195,7 @@ def test_replay_buffer_ring_and_round_trip(tmp_path):
     buffer.add(planes, policies, values)
     assert len(buffer) == 5 and buffer.added == 7
     assert sorted(buffer.values.tolist()) == [2, 3, 4, 5, 6]  # the two oldest were replaced
-    x, p, v = buffer.sample(64, np.random.default_rng(1))
+    x, p, v, _ = buffer.sample(64, np.random.default_rng(1))
     assert np.allclose(p.sum(axis=1), 1.0) and set(v.tolist()) <= {2, 3, 4, 5, 6}
     for planes_i, policy_i in zip(x, p, strict=True):  # the target stays next to the stone
         stone = np.argwhere(planes_i[0])[0]

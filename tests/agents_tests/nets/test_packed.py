@@ -236,3 +236,18 @@ def test_the_shipped_paper_network_is_the_papers_shape_and_was_checked():
     checkpoint = _shipped_packed_network_that_was_checked_and_plays("paper-9x9")
     assert checkpoint.config == NetConfig.preset("paper-9x9")
     assert not checkpoint.config.tactical and checkpoint.config.history == 5
+
+
+def test_a_packed_network_leaves_its_ownership_head_behind(tmp_path):
+    torch.manual_seed(4)
+    owned = PolicyValueNet(NetConfig(size=5, blocks=1, filters=8, history=2, ownership=True))
+    source = save_checkpoint(tmp_path / "owned.pt", owned.eval())
+    pack_checkpoint(source, tmp_path / "p.pt.gz", positions=40, seed=1)
+    packed = load_checkpoint(tmp_path / "p.pt.gz")
+    assert not packed.config.ownership
+    assert not any(k.startswith("ownership") for k in packed.weights)
+    x = torch.randn(2, owned.config.in_planes, 5, 5)
+    plain = owned.without_ownership()
+    assert not plain.training and all(
+        torch.equal(a, b) for a, b in zip(plain(x), owned(x), strict=True)
+    )

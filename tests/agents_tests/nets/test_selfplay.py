@@ -67,7 +67,8 @@ def test_game_file_survives_a_torn_line(tmp_path) -> None:
 
 def test_window_examples_carry_the_result_for_the_player_to_move() -> None:
     game = _games("puct", 0.5)[0]
-    planes, policies, values = game_examples(game, TINY, RULES)
+    planes, policies, values, ownership = game_examples(game, TINY, RULES)
+    assert ownership is None  # no ownership head
     assert planes.shape == (len(game.targets), TINY.in_planes, 5, 5)
     assert np.allclose(policies.sum(axis=1), 1.0, atol=1e-4)
     for target, value in zip(game.targets, values, strict=True):
