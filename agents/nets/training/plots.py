@@ -73,13 +73,17 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
     """Plot policy and value losses against the step from metric rows.
 
     Rows hold ``step`` and any of ``train_policy``, ``train_value``, ``val_policy``,
-    ``val_value``. Returns the path written, or ``None`` without matplotlib or rows.
+    ``val_value``, and ``train_ownership`` (a run with the ownership target: a third panel).
+    Returns the path written, or ``None`` without matplotlib or rows.
     """
     plt = _pyplot()
     if plt is None or not rows:
         return None
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, term in zip(axes, ("policy", "value"), strict=True):
+    terms = ["policy", "value"]
+    if any(r.get("train_ownership") is not None for r in rows):
+        terms.append("ownership")
+    fig, axes = plt.subplots(1, len(terms), figsize=(5 * len(terms), 4))
+    for ax, term in zip(axes, terms, strict=True):
         for prefix, style in (("train", "-"), ("val", "--")):
             key = f"{prefix}_{term}"
             points = [(r["step"], r[key]) for r in rows if r.get(key) is not None]

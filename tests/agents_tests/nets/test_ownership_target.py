@@ -166,3 +166,17 @@ def test_the_weight_is_checked() -> None:
         with pytest.raises(ValueError, match="ownership_weight must be a finite number >= 0"):
             SelfPlayConfig(net=SHAPE, ownership_weight=bad)
     assert not SelfPlayConfig(net=OWNED).net.ownership  # weight 0: no head
+
+
+def test_the_loss_plot_gets_an_ownership_panel(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    from agents.nets.training.plots import plot_losses
+
+    rows = [{"step": s, "train_policy": 3.0 / s, "train_value": 1.0 / s} for s in (1, 2, 3)]
+    plain = plot_losses(rows, tmp_path / "plain.png")
+    owned = plot_losses([{**r, "train_ownership": 0.6} for r in rows], tmp_path / "owned.png")
+    assert plain is not None and owned is not None
+    widths = imread(owned).shape[1], imread(plain).shape[1]
+    assert widths[0] == pytest.approx(1.5 * widths[1], rel=0.01)  # three panels, not two
