@@ -1,4 +1,4 @@
-r"""Does more training per generation make a stronger network from the same games? A probe.
+r"""Does more training per generation, or the ownership target, make a stronger network? A probe.
 
 A self-play run trains each candidate ``train_steps`` steps on the window of its last
 generations (``docs/nets.md``, "Self-play"); self-play costs far more than training (a
@@ -6,12 +6,20 @@ generation of 2,500 games takes about 15 minutes on 2 cores, 1,000 steps under a
 so more steps a generation are cheap if they pay. This probe measures it on a run's own
 data: from the run's candidate of generation ``G - 1`` (``nets/gen-(G-1).pt``), with a
 fresh optimizer and the run's learning rate, batch and seed, it trains one network per
-``--steps`` value on the window that generation ``G`` trained on, then plays each network
+``--steps`` arm on the window that generation ``G`` trained on, then plays each network
 against the first one in paired games on the run's book, with the run's gate agent (its
 fixed N). Checkpoints and results files are kept in ``--out``, so a rerun resumes::
 
     python scripts/train_steps_probe.py --run RUN --generation 10 --steps 1000 4000 \
         --games 100 --out runs/train-steps-probe
+
+An arm ``STEPS:ownW`` trains with KataGo's ownership target at weight ``W`` (a fresh
+ownership head on the same start; ``docs/nets.md``, "The ownership target"). Every arm
+draws the same minibatches (the same seed, the same window), so ``1000`` against
+``1000:own1.5`` differs by the ownership term alone::
+
+    python scripts/train_steps_probe.py --run RUN --generation 12 --steps 1000 1000:own1.5 \
+        --games 200 --out runs/ownership-probe
 
 Prints each arm's training losses and its score against the first arm with the 95% Wilson
 interval and Elo, and writes ``summary.json``.
@@ -37,39 +45,82 @@ from agents.nets.threads import use_threads
 from agents.nets.training.gating import load_or_draw_book, play_run_match
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import seed_everything, train_step
+from agents.nets.training.step import adamw, seed_everything, train_step
 from agents.nets.training.window import window_buffer
 
 
+@dataclasses.dataclass(frozen=True)
+class Arm:
+    """One network of the probe: ``steps`` training steps, ``ownership`` the target's weight."""
+
+    steps: int
+    ownership: float = 0.0
+
+    @classmethod
+    def parse(cls, text: str) -> Arm:
+        """``STEPS`` or ``STEPS:ownW``.
+
+        Raises:
+            ValueError: For any other text, or steps below 1, or a weight not above 0.
+        """
+        steps, _, option = text.partition(":")
+        try:
+            arm = cls(int(steps), float(option.removeprefix("own")) if option else 0.0)
+        except ValueError:
+            raise ValueError(
+                f"arm {text!r}: expected STEPS or STEPS:ownW, e.g. 1000:own1.5"
+            ) from None
+        if arm.steps < 1 or (option and not (option.startswith("own") and arm.ownership > 0)):
+            raise ValueError(f"arm {text!r}: steps must be >= 1 and W > 0 in STEPS:ownW")
+        return arm
+
+    @property
+    def name(self) -> str:
+        """``steps-1000`` or ``steps-1000-own1.5`` (file names, agent names)."""
+        return f"steps-{self.steps}" + (f"-own{self.ownership:g}" if self.ownership else "")
+
+
 def train_arm(
-    config: SelfPlayConfig, start: Path, buffer: Any, steps: int, path: Path
+    config: SelfPlayConfig, start: Path, buffer: Any, arm: Arm, path: Path
 ) -> dict[str, Any]:
-    """Train ``steps`` steps from ``start`` on the window ``buffer``; save to ``path``."""
+    """Train ``arm`` from ``start`` on the window ``buffer``; save to ``path``."""
     rng = seed_everything(config.seed)
+    config = dataclasses.replace(config, ownership_weight=arm.ownership)
     net = PolicyValueNet(config.net)
-    net.load_state_dict(load_checkpoint(start).weights)
-    optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    net.load_weights(load_checkpoint(start).weights)  # a fresh ownership head, if any
+    optimizer = adamw(net, config.lr, config.weight_decay)
     began = time.monotonic()
     losses = []
-    for k in range(1, steps + 1):
-        x, p, v, _ = buffer.sample(config.batch_size, rng)
+    for k in range(1, arm.steps + 1):
+        batch = buffer.sample(config.batch_size, rng)  # the same draws in every arm
+        owned = None if not arm.ownership else torch.from_numpy(batch.ownership)
         losses.append(
             train_step(
-                net, optimizer, torch.from_numpy(x), torch.from_numpy(p), torch.from_numpy(v)
+                net,
+                optimizer,
+                torch.from_numpy(batch.planes),
+                torch.from_numpy(batch.policies),
+                torch.from_numpy(batch.values),
+                ownership_target=owned,
+                ownership_scale=arm.ownership,
             )
         )
-        if k % 500 == 0 or k == steps:
-            print(f"  {steps} steps: {k}/{steps}", flush=True)
+        if k % 500 == 0 or k == arm.steps:
+            print(f"  {arm.name}: {k}/{arm.steps}", flush=True)
     net.eval()
     tail = losses[-min(len(losses), 500) :]
     row = {
-        "steps": steps,
+        "arm": arm.name,
+        "steps": arm.steps,
+        "ownership_weight": arm.ownership,
         "positions": len(buffer),
         "train_policy_last500": float(np.mean([x["policy"] for x in tail])),
         "train_value_last500": float(np.mean([x["value"] for x in tail])),
         "train_seconds": round(time.monotonic() - began, 1),
     }
-    save_checkpoint(path, net, meta={"probe": row, "start": str(start)})
+    if arm.ownership:
+        row["train_ownership_last500"] = float(np.mean([x["ownership"] for x in tail]))
+    save_checkpoint(path, net.without_ownership(), meta={"probe": row, "start": str(start)})
     return row
 
 
@@ -78,7 +129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", required=True, help="the self-play run folder")
     parser.add_argument("--generation", type=int, required=True, help="the generation G")
-    parser.add_argument("--steps", type=int, nargs="+", required=True, help="steps of each arm")
+    parser.add_argument(
+        "--steps",
+        nargs="+",
+        required=True,
+        help="the arms: STEPS, or STEPS:ownW for the ownership target at weight W",
+    )
     parser.add_argument("--games", type=int, default=100, help="games of each match")
     parser.add_argument("--workers", type=int, default=None, help="match workers (the run's)")
     parser.add_argument("--out", required=True, help="folder of checkpoints and results")
@@ -95,8 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(
             f"--generation must be a finished generation of the run, one of {sorted(done)}"
         )
-    if len(set(args.steps)) != len(args.steps) or min(args.steps) < 1:
-        parser.error(f"--steps must be distinct counts >= 1, got {args.steps}")
+    try:
+        arms_asked = [Arm.parse(text) for text in args.steps]
+    except ValueError as exc:
+        parser.error(f"--steps: {exc}")
+    if len(set(arms_asked)) != len(arms_asked):
+        parser.error(f"--steps must name distinct arms, got {args.steps}")
     if args.games < 2:
         parser.error(f"--games must be >= 2, got {args.games}")
     use_threads(1)
@@ -107,32 +167,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         games.extend(GameFile(run / "games" / f"gen-{g:04d}.jsonl").read().values())
     print(f"window: generations {first}-{args.generation}, {len(games)} games", flush=True)
     out.mkdir(parents=True, exist_ok=True)
-    arms: dict[int, dict[str, Any]] = {}
+    arms: dict[Arm, dict[str, Any]] = {}
     buffer = None
-    for steps in args.steps:
-        path = out / f"steps-{steps}.pt"
+    owned = dataclasses.replace(config.net, ownership=any(a.ownership for a in arms_asked))
+    for arm in arms_asked:
+        path = out / f"{arm.name}.pt"
         if path.exists():
-            arms[steps] = load_checkpoint(path).meta["probe"]
+            arms[arm] = load_checkpoint(path).meta["probe"]
         else:
             if buffer is None:  # built once, for the arms not yet trained
-                buffer = window_buffer(games, config.net, config.rules)
-            arms[steps] = train_arm(config, start, buffer, steps, path)
-        print(f"{steps} steps: {json.dumps(arms[steps])}", flush=True)
+                buffer = window_buffer(games, owned, config.rules)
+            arms[arm] = train_arm(config, start, buffer, arm, path)
+        print(f"{arm.name}: {json.dumps(arms[arm])}", flush=True)
     book = load_or_draw_book(run, config)
-    reference = args.steps[0]
-    for steps in args.steps[1:]:
+    reference = arms_asked[0]
+    for arm in arms_asked[1:]:
         result, _ = play_run_match(
             config,
             book,
-            agent_a=config.agent_spec(str(out / f"steps-{steps}.pt"), f"steps{steps}"),
-            agent_b=config.agent_spec(str(out / f"steps-{reference}.pt"), f"steps{reference}"),
+            agent_a=config.agent_spec(str(out / f"{arm.name}.pt"), arm.name),
+            agent_b=config.agent_spec(str(out / f"{reference.name}.pt"), reference.name),
             games=args.games,
             seed=config.seed * 1000 + args.generation + 700_000,
-            results=out / f"match-{steps}-vs-{reference}.jsonl",
+            results=out / f"match-{arm.name}-vs-{reference.name}.jsonl",
             deadline=float("inf"),
         )
         est = result.estimate
-        arms[steps]["vs_first"] = {
+        arms[arm]["vs_first"] = {
             "games": len(result.games),
             "score": est.rate,
             "low": est.rate_low,
@@ -140,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "elo": est.elo,
         }
         print(
-            f"{steps} steps against {reference}: {est.rate:.3f} "
+            f"{arm.name} against {reference.name}: {est.rate:.3f} "
             f"[{est.rate_low:.3f}, {est.rate_high:.3f}] over {len(result.games)} games, "
             f"Elo {est.elo:+.0f}",
             flush=True,

@@ -37,14 +37,36 @@ def test_two_arms_are_trained_and_matched_then_a_rerun_resumes(
     assert probe.main([*args, "--out", str(out), "--workers", "1"]) == 0  # resumed
     assert (out / "steps-5.pt").read_bytes() == before  # not trained again
     text = capsys.readouterr().out
-    assert "5 steps against 2:" in text
+    assert "steps-5 against steps-2:" in text
+
+
+def test_an_ownership_arm_draws_the_same_batches_and_ships_without_its_head(
+    tmp_path: Path, selfplay_config
+) -> None:
+    from agents.nets.checkpoint import load_checkpoint
+
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
+    out = tmp_path / "probe"
+    args = ["--run", str(run), "--generation", "1", "--steps", "3", "3:own1.5", "--games", "2"]
+    assert _script().main([*args, "--out", str(out), "--workers", "1"]) == 0
+    plain, owned = json.loads((out / "summary.json").read_text())["arms"]
+    assert (plain["arm"], owned["arm"]) == ("steps-3", "steps-3-own1.5")
+    assert owned["ownership_weight"] == 1.5 and owned["train_ownership_last500"] > 0
+    assert "train_ownership_last500" not in plain
+    # the same minibatches: only the ownership term moved the policy and value losses apart
+    assert owned["train_policy_last500"] == pytest.approx(plain["train_policy_last500"], rel=0.05)
+    checkpoint = load_checkpoint(out / "steps-3-own1.5.pt")
+    assert not checkpoint.config.ownership and owned["vs_first"]["games"] == 2
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
         (["--generation", "3", "--steps", "2", "5"], "finished generation of the run"),
-        (["--generation", "1", "--steps", "2", "2"], "distinct counts"),
+        (["--generation", "1", "--steps", "2", "2"], "distinct arms"),
+        (["--generation", "1", "--steps", "2", "2:x1"], "expected STEPS or STEPS:ownW"),
+        (["--generation", "1", "--steps", "2", "2:own0"], "W > 0 in STEPS:ownW"),
         (["--generation", "1", "--steps", "2", "5", "--games", "1"], "--games must be"),
     ],
 )
