@@ -22,7 +22,9 @@ draws the same minibatches (the same seed, the same window), so ``1000`` against
         --games 200 --out runs/ownership-probe
 
 Prints each arm's training losses and its score against the first arm with the 95% Wilson
-interval and Elo, and writes ``summary.json``.
+interval and Elo, and writes ``summary.json``. ``--held-out H`` adds each arm's policy and
+value losses on the recorded positions of generation ``H``'s games (say ``G + 1``: games no
+arm trained on), a finer measure than the match of what the training changed.
 """
 
 from __future__ import annotations
@@ -124,6 +126,23 @@ def train_arm(
     return row
 
 
+@torch.no_grad()
+def held_out_losses(path: Path, buffer: Any, chunk: int = 1024) -> dict[str, float]:
+    """The arm at ``path``: its mean policy cross-entropy and value squared error.
+
+    Over every position of ``buffer``, as recorded (no symmetries).
+    """
+    net = load_checkpoint(path).build()
+    policy = value = 0.0
+    for at in range(0, len(buffer), chunk):
+        rows = slice(at, min(at + chunk, len(buffer)))
+        logits, v = net(torch.from_numpy(buffer.planes[rows].astype(np.float32)))
+        targets = torch.from_numpy(buffer.policies[rows])
+        policy += float(-(targets * torch.log_softmax(logits, dim=1)).sum())
+        value += float(((v - torch.from_numpy(buffer.values[rows])) ** 2).sum())
+    return {"positions": len(buffer), "policy": policy / len(buffer), "value": value / len(buffer)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Train the arms (resumable), play the matches, print and write the summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -136,6 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the arms: STEPS, or STEPS:ownW for the ownership target at weight W",
     )
     parser.add_argument("--games", type=int, default=100, help="games of each match")
+    parser.add_argument(
+        "--held-out",
+        type=int,
+        default=None,
+        help="also measure each arm's losses on this generation's games (none trained on it)",
+    )
     parser.add_argument("--workers", type=int, default=None, help="match workers (the run's)")
     parser.add_argument("--out", required=True, help="folder of checkpoints and results")
     args = parser.parse_args(argv)
@@ -159,6 +184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--steps must name distinct arms, got {args.steps}")
     if args.games < 2:
         parser.error(f"--games must be >= 2, got {args.games}")
+    if args.held_out is not None:
+        held_games = run / "games" / f"gen-{args.held_out:04d}.jsonl"
+        if args.held_out <= args.generation or not held_games.is_file():
+            parser.error(
+                f"--held-out must be a later generation than {args.generation} whose games "
+                f"the run holds ({held_games} is not there)"
+            )
     use_threads(1)
     start = run / "nets" / f"gen-{args.generation - 1:04d}.pt"
     first = max(1, args.generation - config.window + 1)
@@ -179,6 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 buffer = window_buffer(games, owned, config.rules)
             arms[arm] = train_arm(config, start, buffer, arm, path)
         print(f"{arm.name}: {json.dumps(arms[arm])}", flush=True)
+    if args.held_out is not None:
+        held = GameFile(run / "games" / f"gen-{args.held_out:04d}.jsonl").read().values()
+        positions = window_buffer(held, config.net, config.rules)
+        for arm in arms_asked:
+            losses = held_out_losses(out / f"{arm.name}.pt", positions)
+            arms[arm]["held_out"] = {"generation": args.held_out, **losses}
+            print(f"{arm.name} on generation {args.held_out}'s games: {json.dumps(losses)}")
     book = load_or_draw_book(run, config)
     reference = arms_asked[0]
     for arm in arms_asked[1:]:

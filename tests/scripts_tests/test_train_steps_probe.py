@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 from script_support import load_script
 
+from agents.nets.training.records import GameFile
 from agents.nets.training.selfplay import run_selfplay
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,29 @@ def test_an_ownership_arm_draws_the_same_batches_and_ships_without_its_head(
     assert owned["train_policy_last500"] == pytest.approx(plain["train_policy_last500"], rel=0.05)
     checkpoint = load_checkpoint(out / "steps-3-own1.5.pt")
     assert not checkpoint.config.ownership and owned["vs_first"]["games"] == 2
+    assert "held_out" not in owned
+
+
+def test_held_out_losses_are_measured_on_a_later_generations_games(
+    tmp_path: Path, selfplay_config, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12, generations=2)) == "done"
+    out = tmp_path / "probe"
+    args = ["--run", str(run), "--generation", "1", "--steps", "2", "4", "--games", "2"]
+    assert _script().main([*args, "--out", str(out), "--workers", "1", "--held-out", "2"]) == 0
+    arms = json.loads((out / "summary.json").read_text())["arms"]
+    positions = sum(
+        len(g.targets) for g in GameFile(run / "games" / "gen-0002.jsonl").read().values()
+    )
+    for arm in arms:
+        held = arm["held_out"]
+        assert held["generation"] == 2 and held["positions"] == positions
+        assert held["policy"] > 0 and 0 <= held["value"] <= 4
+    assert "steps-4 on generation 2's games" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        _script().main([*args, "--out", str(out), "--held-out", "1"])
+    assert "--held-out must be a later generation than 1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
