@@ -444,32 +444,23 @@ def boards(max_size: int) -> st.SearchStrategy[list[int]]:
 
 @budget(150)
 @given(boards(9))
-def test_score_of_any_setup_position_matches_the_reference(cells: list[int]) -> None:
+def test_score_and_owners_of_any_setup_position_match_the_reference(cells: list[int]) -> None:
     n = round(len(cells) ** 0.5)
     board = setup_board(cells, n)
     text = "\n".join("".join(".XO"[c] for c in board[r * n : (r + 1) * n]) for r in range(n))
     state = GoState.from_ascii(text, Rules(size=n, komi=0.5))
     black, white = area(board, n)
     assert state.score() == black - white - 0.5
+    owners = state.area_owners()  # the points that area counts, each with its colour
+    assert owners.dtype == np.int8 and owners.shape == (n * n,)
+    assert (int((owners == 1).sum()), int((owners == -1).sum())) == (black, white)
+    stones = np.array(board)
+    assert (owners[stones == BLACK] == 1).all() and (owners[stones == WHITE] == -1).all()
     assert state.zobrist == zobrist_of(state.board)
     state.play(state.pass_move)
     state.play(state.pass_move)
     assert state.winner is (Color.BLACK if black > white else Color.WHITE)
     assert state.illegal_reason(0) is IllegalReason.GAME_OVER
-
-
-@budget(150)
-@given(boards(9))
-def test_area_owners_of_any_setup_position_count_the_reference_areas(cells: list[int]) -> None:
-    n = round(len(cells) ** 0.5)
-    board = setup_board(cells, n)
-    text = "\n".join("".join(".XO"[c] for c in board[r * n : (r + 1) * n]) for r in range(n))
-    owners = GoState.from_ascii(text, Rules(size=n)).area_owners()
-    black, white = area(board, n)
-    assert owners.dtype == np.int8 and owners.shape == (n * n,)
-    assert (int((owners == 1).sum()), int((owners == -1).sum())) == (black, white)
-    stones = np.array(board)
-    assert (owners[stones == BLACK] == 1).all() and (owners[stones == WHITE] == -1).all()
 
 
 @budget(150)
