@@ -40,7 +40,7 @@ from go_env._core.layout import (
     geometry,
 )
 from go_env._core.playout import own_eyes, random_playout, seed_rng
-from go_env._core.scoring import area
+from go_env._core.scoring import area, area_owners
 from go_env._core.step import ILLEGAL, advance, rule_flags
 from go_env.coords import GTP_COLUMNS
 from go_env.errors import IllegalMoveError, IllegalReason
@@ -250,29 +250,8 @@ class GoState:
         owners is ``score() + komi``). The ownership target of a self-play position
         (:mod:`agents.nets.training.window`) is the final position's.
         """
-        colors = self._colors()
-        nbr = self._geo.nbr
-        owners = np.where(colors == 1, 1, np.where(colors == 2, -1, 0)).astype(np.int8)
-        seen = colors != 0
-        for start in np.flatnonzero(~seen):
-            if seen[start]:
-                continue
-            seen[start] = True
-            region, reach, stack = [], 0, [int(start)]
-            while stack:
-                q = stack.pop()
-                region.append(q)
-                for t in nbr[q]:
-                    if t < 0:
-                        continue
-                    if colors[t] == 0:
-                        if not seen[t]:
-                            seen[t] = True
-                            stack.append(int(t))
-                    else:
-                        reach |= int(colors[t])
-            if reach in (1, 2):
-                owners[region] = 1 if reach == 1 else -1
+        owners = np.zeros(self.pass_move, dtype=np.int8)
+        area_owners(self._s, self._geo.nbr, owners)
         return owners
 
     def result(self) -> str:
