@@ -47,7 +47,7 @@ from agents.nets.threads import use_threads
 from agents.nets.training.gating import load_or_draw_book, play_run_match
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import adamw, seed_everything, train_step
+from agents.nets.training.step import adamw, evaluate_loss, seed_everything, train_step
 from agents.nets.training.window import window_buffer
 
 
@@ -130,16 +130,22 @@ def train_arm(
 def held_out_losses(path: Path, buffer: Any, chunk: int = 1024) -> dict[str, float]:
     """The arm at ``path``: its mean policy cross-entropy and value squared error.
 
-    Over every position of ``buffer``, as recorded (no symmetries).
+    Over every position of ``buffer``, as recorded (no symmetries): ``evaluate_loss`` on
+    chunks of ``chunk`` positions, weighted by their sizes.
     """
     net = load_checkpoint(path).build()
     policy = value = 0.0
     for at in range(0, len(buffer), chunk):
         rows = slice(at, min(at + chunk, len(buffer)))
-        logits, v = net(torch.from_numpy(buffer.planes[rows].astype(np.float32)))
-        targets = torch.from_numpy(buffer.policies[rows])
-        policy += float(-(targets * torch.log_softmax(logits, dim=1)).sum())
-        value += float(((v - torch.from_numpy(buffer.values[rows])) ** 2).sum())
+        losses = evaluate_loss(
+            net,
+            torch.from_numpy(buffer.planes[rows].astype(np.float32)),
+            torch.from_numpy(buffer.policies[rows]),
+            torch.from_numpy(buffer.values[rows]),
+        )
+        size = rows.stop - rows.start
+        policy += losses["policy"] * size
+        value += losses["value"] * size
     return {"positions": len(buffer), "policy": policy / len(buffer), "value": value / len(buffer)}
 
 

@@ -34,6 +34,7 @@ from agents.nets.training.jsonl import append_row, read_rows, write_rows
 __all__ = [
     "adamw",
     "append_metrics",
+    "evaluate_loss",
     "generator_state",
     "restart_metrics",
     "restore_generators",
@@ -116,6 +117,19 @@ def adamw(
     return optimizer
 
 
+def _policy_terms(
+    logits: torch.Tensor, policy_target: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each example's policy cross-entropy ``-pi^T log p`` and its target's most likely move.
+
+    ``policy_target``: ``int64 (B,)`` moves or ``float (B, N*N + 1)`` distributions.
+    """
+    log_p = F.log_softmax(logits, dim=1)
+    if policy_target.dim() == 1:
+        return -log_p.gather(1, policy_target[:, None]).squeeze(1), policy_target
+    return -(policy_target * log_p).sum(dim=1), policy_target.argmax(dim=1)
+
+
 def train_step(
     net: PolicyValueNet,
     optimizer: torch.optim.Optimizer,
@@ -155,13 +169,7 @@ def train_step(
         logits, values = net(x)
     else:
         logits, values, owned = net.forward_with_ownership(x)
-    log_p = F.log_softmax(logits, dim=1)
-    if policy_target.dim() == 1:
-        policy_each = -log_p.gather(1, policy_target[:, None]).squeeze(1)
-        best = policy_target
-    else:
-        policy_each = -(policy_target * log_p).sum(dim=1)
-        best = policy_target.argmax(dim=1)
+    policy_each, best = _policy_terms(logits, policy_target)
     value_each = (values - value_target) ** 2
     pw = torch.ones_like(value_each) if policy_weight is None else policy_weight
     vw = torch.ones_like(value_each) if value_weight is None else value_weight
@@ -194,21 +202,25 @@ def train_step(
 def evaluate_loss(
     net: PolicyValueNet,
     x: torch.Tensor,
-    moves: torch.Tensor,
-    values: torch.Tensor,
-    policy_weight: torch.Tensor,
-    value_weight: torch.Tensor,
+    policy_target: torch.Tensor,
+    value_target: torch.Tensor,
+    policy_weight: torch.Tensor | None = None,
+    value_weight: torch.Tensor | None = None,
 ) -> dict[str, float]:
-    """Policy and value losses and move accuracy of ``net`` (evaluation mode) on a set."""
+    """Policy and value losses and move accuracy of ``net`` (evaluation mode) on a set.
+
+    The targets and weights are :func:`train_step`'s: moves or distributions, weights 1 by
+    default; the losses are the same weighted means, without a step.
+    """
     net.eval()
     logits, v = net(x)
-    log_p = F.log_softmax(logits, dim=1)
-    policy_each = -log_p.gather(1, moves[:, None]).squeeze(1)
-    pw, vw = policy_weight, value_weight
+    policy_each, best = _policy_terms(logits, policy_target)
+    pw = torch.ones_like(v) if policy_weight is None else policy_weight
+    vw = torch.ones_like(v) if value_weight is None else value_weight
     return {
         "policy": float((pw * policy_each).sum() / pw.sum().clamp(min=1.0)),
-        "value": float((vw * (v - values) ** 2).sum() / vw.sum().clamp(min=1.0)),
+        "value": float((vw * (v - value_target) ** 2).sum() / vw.sum().clamp(min=1.0)),
         "accuracy": float(
-            (pw * (logits.argmax(dim=1) == moves).float()).sum() / pw.sum().clamp(min=1.0)
+            (pw * (logits.argmax(dim=1) == best).float()).sum() / pw.sum().clamp(min=1.0)
         ),
     }

@@ -17,7 +17,7 @@ from agents.nets.training.data import examples_from_record, load_sgf_dir, result
 from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.training.replay import ReplayBuffer
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import train_step
+from agents.nets.training.step import evaluate_loss, train_step
 from agents.nets.training.supervised import SupervisedConfig, held_out_losses, train_supervised
 from go_env.sgf import load_sgf, record_from_state, save_sgf
 
@@ -98,6 +98,33 @@ def test_a_training_step_lowers_the_loss():
     for _ in range(30):
         last = train_step(net, optimizer, x, dist, values)
     assert last["policy"] < first["policy"]
+
+
+def test_evaluate_loss_takes_moves_or_distributions_with_optional_weights():
+    torch.manual_seed(1)
+    net = PolicyValueNet(TINY).eval()
+    x = torch.randn(6, TINY.in_planes, 5, 5)
+    moves = torch.tensor([0, 3, 25, 7, 7, 12])
+    values = torch.tensor([1.0, -1.0, 0.5, 0.0, 1.0, -1.0])
+    with torch.no_grad():
+        logits, v = net(x)
+    log_p = torch.log_softmax(logits, dim=1)
+    one_hot = torch.nn.functional.one_hot(moves, 26).float()
+    by_index = evaluate_loss(net, x, moves, values)
+    by_distribution = evaluate_loss(net, x, one_hot, values)
+    assert by_index == pytest.approx(by_distribution)
+    assert by_index["policy"] == pytest.approx(float(-log_p[range(6), moves].mean()), rel=1e-5)
+    assert by_index["value"] == pytest.approx(float(((v - values) ** 2).mean()), rel=1e-5)
+    dist = torch.softmax(torch.randn(6, 26), dim=1)
+    weight = torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    weighted = evaluate_loss(net, x, dist, values, weight, weight)
+    kept = weight.bool()
+    assert weighted["policy"] == pytest.approx(
+        float(-(dist[kept] * log_p[kept]).sum(dim=1).mean()), rel=1e-5
+    )
+    assert weighted["value"] == pytest.approx(float(((v - values)[kept] ** 2).mean()), rel=1e-5)
+    top = (logits.argmax(dim=1) == dist.argmax(dim=1)).float()
+    assert weighted["accuracy"] == pytest.approx(float(top[kept].mean()))
 
 
 def sl_config(steps: int, **changes):
