@@ -192,9 +192,7 @@ def _games_in_git(results: Path) -> bytes | None:
     The record (a folder above ``results``) must hold a ``games-in-git.json`` note; ``None``
     when git has not that commit here (a shallow clone), so only the note is checked.
     """
-    note = next(
-        (d / GAMES_IN_GIT for d in results.parents if (d / GAMES_IN_GIT).is_file()), None
-    )
+    note = next((d / GAMES_IN_GIT for d in results.parents if (d / GAMES_IN_GIT).is_file()), None)
     assert note is not None, f"{results.relative_to(ROOT)} is missing and no record notes why"
     commit = json.loads(note.read_text(encoding="utf-8"))["commit"]
     assert re.fullmatch(r"[0-9a-f]{40}", commit), f"{note}: commit {commit!r}"
