@@ -7,6 +7,7 @@ compare it with the committed one, and export a recorded run's SGF files.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -226,20 +227,16 @@ def test_every_recorded_book_is_a_reference_that_resolves_to_its_results_header(
             continue
         assert is_book_reference(book), f"{name}: a book list (record it with gomcts record)"
         results = path.parent / book["in"]
-        if not results.exists():
-            packed_bytes = _games_in_git(results)
-            if packed_bytes is None:
-                continue
-            header = json.loads(gzip.decompress(packed_bytes).split(b"\n", 1)[0])
-            assert header["kind"] == "header"
-            assert book["sha256"] == book_sha256(header["match"]["book"]), name
-            referred += 1
+        in_tree = results.exists()
+        packed = results.read_bytes() if in_tree else _games_in_git(results)
+        if packed is None:
             continue
-        with gzip.open(results, "rb") as packed:
-            header = json.loads(packed.readline())
+        with gzip.GzipFile(fileobj=io.BytesIO(packed)) as lines:
+            header = json.loads(lines.readline())
         assert header["kind"] == "header"
         assert book["sha256"] == book_sha256(header["match"]["book"]), name
         assert book["openings"] == len(header["match"]["book"]), name
-        assert recorded_book(path.parent) == header["match"]["book"]
+        if in_tree:
+            assert recorded_book(path.parent) == header["match"]["book"]
         referred += 1
     assert referred >= 18
