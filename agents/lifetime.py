@@ -63,6 +63,11 @@ log = logging.getLogger(__name__)
 
 # The one piece of process-wide state: whether this process was asked to stop by a signal.
 _STOP = threading.Event()
+# Whether interrupt_once has begun to handle a signal. A plain flag, not the Event: a second
+# signal can land while the first handler holds the Event's lock inside ``set()``, and a
+# handler that then took the lock again would deadlock the process (and the watchdog waiting
+# on the same lock, so it would never exit).
+_handling = False
 
 
 def interrupt_once(signum: int, frame: object) -> None:
@@ -72,10 +77,12 @@ def interrupt_once(signum: int, frame: object) -> None:
     the request (the clean-up the first ``KeyboardInterrupt`` started is not interrupted); a
     first exception that was swallowed is raised again by the next :func:`check_stop`.
     """
-    first = not _STOP.is_set()
+    global _handling
+    if _handling:
+        return  # the request stands; take no lock (the first handler may hold the Event's)
+    _handling = True
     _STOP.set()
-    if first:
-        raise KeyboardInterrupt(f"signal {signum}")
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def stop_requested() -> bool:

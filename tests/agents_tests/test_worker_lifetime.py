@@ -250,6 +250,7 @@ def no_stop_request():  # type: ignore[no-untyped-def]
     """Leave this process without a stop request, whatever the test did."""
     yield
     lifetime._STOP.clear()
+    lifetime._handling = False
 
 
 def test_a_swallowed_interrupt_is_raised_again_by_check_stop(no_stop_request: None) -> None:
