@@ -14,7 +14,7 @@ from agents.base import Agent
 from agents.plugins import Registry
 from agents.spec import format_spec
 
-__all__ = ["AGENTS", "agent_config", "agent_spec", "make_agent"]
+__all__ = ["AGENTS", "agent_config", "agent_spec", "make_agent", "network_digests"]
 
 
 def _check_agent_config(obj: Any) -> type:
@@ -47,6 +47,31 @@ def agent_spec(config: Any) -> str:
     """
     name = AGENTS.name_of(type(config))
     return format_spec(type(config).__name__ if name is None else name, config)
+
+
+def network_digests(spec: str | Any) -> dict[str, str]:
+    """The networks an agent plays with, by the name its spec gives each, and their SHA-256.
+
+    Any object in the agent's config, or nested in it (an MCTS agent's evaluator, a mixed
+    evaluator's ``value``), that has a ``network_digests()`` method adds what that returns:
+    the ``net`` agent and evaluator give ``{model: digest}``. An agent without a network
+    gives ``{}``. An arena results file records them (:meth:`~agents.matches.match.
+    MatchConfig.identity`), so that a record names the file it measured.
+    """
+    found: dict[str, str] = {}
+
+    def visit(obj: Any) -> None:
+        if callable(getattr(obj, "network_digests", None)) and not isinstance(obj, type):
+            found.update(obj.network_digests())
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            for item in dataclasses.fields(obj):
+                visit(getattr(obj, item.name))
+        elif isinstance(obj, (list, tuple)):
+            for item in obj:
+                visit(item)
+
+    visit(agent_config(spec))
+    return found
 
 
 def make_agent(spec: str | Any) -> Agent:

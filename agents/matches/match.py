@@ -14,6 +14,7 @@ the match as a whole (resuming, recording, stopping), :mod:`agents.matches.arena
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ from agents.matches.openings import check_opening, random_opening
 from agents.matches.results import GameOutcome
 from agents.matches.stats import Estimate, SprtConfig, SprtResult, Tally, estimate
 from agents.matches.stats import sprt as run_sprt
-from agents.registry import agent_config
+from agents.registry import agent_config, network_digests
 from go_env.rules import Rules
 from go_env.state import Color
 from go_env.validation import check_int
@@ -94,7 +95,13 @@ class MatchConfig:
             agent_config(spec)  # parses the spec and finds the plugin; builds nothing
 
     def identity(self) -> dict[str, Any]:
-        """Everything that decides the games (all but their number), JSON-ready."""
+        """Everything that decides the games (all but their number), JSON-ready.
+
+        ``networks``, present when an agent plays with a network, maps each network the
+        specs name (``net:strong-9x9``, ``net:runs/x/best.pt``) to the SHA-256 of its file,
+        read once, on the first call: a record says which file it measured, and a match is
+        not resumed with another file under the same name.
+        """
         return {
             "agent_a": self.agent_a,
             "agent_b": self.agent_b,
@@ -103,7 +110,13 @@ class MatchConfig:
             "opening_moves": 0 if self.book else self.opening_moves,
             "book": [list(o) for o in self.book],
             "referee": self.referee,
+            **self._networks,
         }
+
+    @functools.cached_property
+    def _networks(self) -> dict[str, Any]:
+        found = {**network_digests(self.agent_a), **network_digests(self.agent_b)}
+        return {"networks": dict(sorted(found.items()))} if found else {}
 
     def opening(self, pair: int) -> tuple[int, ...]:
         """The opening of pair ``pair``."""

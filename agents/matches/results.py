@@ -340,15 +340,18 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
     def _check_match(self, theirs: dict[str, Any], where: Path) -> None:
-        if theirs != self.match:
-            keys = sorted(k for k in {*theirs, *self.match} if theirs.get(k) != self.match.get(k))
+        ours = self.match
+        if "networks" not in theirs:  # a header from before the networks' digests were kept
+            ours = {k: v for k, v in ours.items() if k != "networks"}
+        if theirs != ours:
+            keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
             detail = "; ".join(
-                f"{k}: file has {theirs.get(k)!r}, this match has {self.match.get(k)!r}"
-                for k in keys
+                f"{k}: file has {theirs.get(k)!r}, this match has {ours.get(k)!r}" for k in keys
             )
             raise ResultsError(
                 f"{where} holds the results of a different match ({detail}); use another "
                 "results file, or the same settings to resume it"
+                + (" and the networks it began with" if "networks" in keys else "")
             )
 
 

@@ -75,6 +75,12 @@ class NetAgentConfig:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string, got {self.name!r}")
 
+    def network_digests(self) -> dict[str, str]:
+        """This network's name and SHA-256 (:func:`agents.registry.network_digests`)."""
+        from agents.nets.checkpoint import named_digest
+
+        return named_digest(self.model)
+
     def build(self) -> NetAgent:
         """The agent this config describes (loads the network).
 

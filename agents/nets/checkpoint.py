@@ -52,6 +52,7 @@ __all__ = [
     "load_checkpoint",
     "load_net",
     "model_digest",
+    "named_digest",
     "resolve_model_path",
     "save_checkpoint",
     "shipped_model_path",
@@ -271,3 +272,12 @@ def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
     """
     path = resolve_model_path(model)
     return path, hashlib.sha256(_stored_bytes(path)).hexdigest()
+
+
+def named_digest(model: str) -> dict[str, str]:
+    """``{name: SHA-256}`` of the network ``model`` names (``""``: ``"default"``).
+
+    What the ``net`` agent's and evaluator's ``network_digests()`` give
+    (:func:`agents.registry.network_digests`).
+    """
+    return {model or "default": model_digest(model)[1]}

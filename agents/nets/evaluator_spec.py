@@ -91,6 +91,12 @@ class NetEvaluatorConfig:
                 f"got {self.sha256!r}"
             )
 
+    def network_digests(self) -> dict[str, str]:
+        """This network's name and SHA-256 (:func:`agents.registry.network_digests`)."""
+        from agents.nets.checkpoint import named_digest
+
+        return named_digest(self.model)
+
     def check_digest(self) -> None:
         """Refuse a network whose SHA-256 does not start with ``sha256`` (when it is set).
 

@@ -70,6 +70,8 @@ def adopt_moved_results(results: Path, identity: dict[str, Any], out: Path) -> s
         return None
     theirs = header.get("match") if isinstance(header, dict) else None
     ours = json.loads(json.dumps(identity))
+    if isinstance(theirs, dict) and "networks" not in theirs:  # as ResultsFile reads it
+        ours.pop("networks", None)
     if not isinstance(theirs, dict) or theirs == ours:
         return None
     folder = str(out)

@@ -36,7 +36,8 @@ def _unshare() -> list[str] | None:
     exe = shutil.which("unshare")
     if exe is None:
         return None
-    command = [exe, "--net", "--pid", "--fork", "--mount-proc"]
+    # --kill-child: a scenario killed by its timeout takes its Ray nodes with it
+    command = [exe, "--net", "--pid", "--fork", "--mount-proc", "--kill-child"]
     if os.geteuid() != 0:
         command.insert(1, "--map-root-user")
     probe = subprocess.run([*command, "true"], capture_output=True, check=False)

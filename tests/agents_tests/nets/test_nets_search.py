@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 import torch
@@ -196,3 +198,41 @@ def test_a_pinned_network_is_refused_when_its_digest_differs(model_path):
         make_agent(f'mcts:policy=puct,sims=8,evaluator="net:{model_path},sha256={other}"')
     with pytest.raises(SpecError, match="sha256 must be 12 to 64 lower-case hex digits"):
         make_agent(f'mcts:evaluator="net:{model_path},sha256=abc"')
+
+
+def test_a_results_header_names_each_network_with_its_digest(model_path, tmp_path):
+    """Every network of either agent, nested evaluators too, is in the match identity with
+    its file's SHA-256; a match is not resumed once a network's file has changed."""
+    from agents.matches.match import MatchConfig
+    from agents.matches.results import ResultsError, ResultsFile
+    from agents.nets.checkpoint import model_digest
+    from agents.registry import network_digests
+
+    assert network_digests("random") == {}
+    assert "networks" not in MatchConfig(agent_a="random", agent_b="mcts:sims=8").identity()
+    assert network_digests(f'mcts:evaluator="mix:value=net:{model_path}"') == {
+        model_path: model_digest(model_path)[1]
+    }
+    copy = tmp_path / "copy.pt"
+    shutil.copyfile(model_path, copy)
+    rules = Rules(size=5)
+    match = MatchConfig(agent_a=f"net:{copy}", agent_b="net", rules=rules)
+    assert match.identity()["networks"] == {
+        "default": model_digest("")[1],
+        str(copy): model_digest(model_path)[1],
+    }
+    first = ResultsFile(tmp_path / "results.jsonl", match.identity())
+    first.load()
+    first.close()
+    torch.manual_seed(6)
+    save_checkpoint(copy, PolicyValueNet(CONFIG))  # another network under the same name
+    changed = MatchConfig(agent_a=f"net:{copy}", agent_b="net", rules=rules)
+    with pytest.raises(ResultsError, match=r"networks: file has .* the networks it began with"):
+        ResultsFile(tmp_path / "results.jsonl", changed.identity()).load()
+    # a header written before the digests were kept still resumes
+    old = tmp_path / "old.jsonl"
+    identity = {k: v for k, v in changed.identity().items() if k != "networks"}
+    before = ResultsFile(old, identity)
+    before.load()
+    before.close()
+    assert ResultsFile(old, changed.identity()).load() == {}
