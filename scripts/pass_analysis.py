@@ -10,6 +10,11 @@ passed, or games that were already lost by then.
 Example (the matches of ``docs/strength.md``)::
 
     python scripts/pass_analysis.py docs/results/strength/net1-800/results.jsonl
+
+``--book FILE`` also writes the position at B's first pass of every game A lost, as an opening
+book of GTP move lines (``gomcts arena --book``): a match from there shows what A does with
+the moves B leaves it (``docs/strength.md``, "Filling one's own eyes"). A book pair plays
+each line twice, A as Black in its first game.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from agents.matches.results import GameOutcome, read_results
+from go_env.coords import to_gtp
 from go_env.dead_stones import estimate_dead, score_without
 from go_env.rules import Rules
 from go_env.state import GoState
@@ -62,14 +68,27 @@ def classify(path: Path, playouts: int = 64) -> Counter:
     return counts
 
 
+def write_lost_book(path: Path, book: Path) -> int:
+    """Write the moves to B's first pass of each game A lost, one GTP line each; their count."""
+    lines = []
+    for game, state in positions_at_first_pass(path):
+        if state is not None and game.score_a == 0.0:
+            lines.append(" ".join(to_gtp(move, state.size) for _, move in state.history))
+    book.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return len(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the table for a results file; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="an arena results.jsonl")
     parser.add_argument("--playouts", type=int, default=64, help="ownership playouts")
+    parser.add_argument("--book", type=Path, help="write A's lost games to B's first pass here")
     args = parser.parse_args(argv)
     try:
         counts = classify(args.results, args.playouts)
+        if args.book is not None:
+            write_lost_book(args.results, args.book)
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -101,6 +101,12 @@ class MCTSConfig:
             (once per finished position of the tree: its value is cached in the node).
         expand_visits: A leaf is expanded when a simulation reaches it with at least this many
             visits (0: at once; the root always is).
+        avoid_eyes: Leave the moves that fill one's own eye out of the tree (the random
+            playouts' eye, :meth:`~go_env.state.GoState.own_eye_mask`: every neighbour an
+            own stone, at most one diagonal point the opponent's, none on the edge); pass
+            stays. Such a move cannot capture and only takes a liberty from one's own group,
+            yet a network whose value is saturated in a won game plays it like any other
+            (``docs/strength.md``, "Filling one's own eyes").
         max_nodes: Node cap of the tree; once reached, leaves are evaluated without expansion.
         pass_prior: Prior weight of pass relative to one board point under uniform priors
             (matters under PUCT only).
@@ -152,6 +158,7 @@ class MCTSConfig:
     end_scoring: Literal["tromp_taylor", "remove_dead"] = "tromp_taylor"
     dead_playouts: int = 32
     expand_visits: int = 0
+    avoid_eyes: bool = False
     max_nodes: int = 4_000_000
     pass_prior: float = 1.0
     choice: Literal["auto", "visits", "value", "secure"] = "auto"
@@ -198,7 +205,7 @@ class MCTSConfig:
         if not (_is_number(self.temperature) and self.temperature > 0):
             raise ValueError(f"temperature must be > 0, got {self.temperature!r}")
         _check_int("temperature_moves", self.temperature_moves, 0, MAX_COUNT)
-        for flag in ("pass_guard", "reuse_tree"):
+        for flag in ("pass_guard", "reuse_tree", "avoid_eyes"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.resign is not None:
@@ -250,6 +257,7 @@ class MCTSConfig:
             score_scale=self.score_scale,
             dead_playouts=self.dead_playouts if self.end_scoring == "remove_dead" else 0,
             expand_visits=self.expand_visits,
+            avoid_eyes=self.avoid_eyes,
             max_nodes=self.max_nodes,
             pass_prior=self.pass_prior,
             noise_alpha=self.noise_alpha,

@@ -4,7 +4,8 @@
 (:func:`~agents.mcts.selection.select_child`), replaying each move on a copy of the root
 position, and stops at a node that is terminal or not expanded. A leaf reached with at least
 ``expand_visits`` visits (the root always) is expanded there by :func:`expand`: one child per
-legal move (suicide, simple ko and superko against the root's keys and the path's), uniform
+legal move (suicide, simple ko and superko against the root's keys and the path's; with
+``avoid_eyes``, none that fills one's own eye), uniform
 priors with a pass weight, in a random order so that ties between equal scores are broken at
 random. A finished leaf is scored once by :func:`score_finished` (Tromp-Taylor, or after
 removing the dead stones judged by playout ownership, ``docs/decisions/011``) and the result is
@@ -29,6 +30,7 @@ from agents.mcts.params import (
     F_PASS,
     I_DEAD,
     I_EXPAND,
+    I_EYES,
     I_FPU,
     I_KO,
     I_LIMIT,
@@ -49,6 +51,7 @@ from go_env.kernels import (
     area_without_dead,
     candidate_hash,
     check_local,
+    is_own_eye,
     next_random,
     play,
 )
@@ -125,6 +128,7 @@ def expand(t, node, size, s, board, scratch, depth, iparams, pass_weight):  # pr
     color = s[H_TO_PLAY]
     ko_mode = iparams[I_KO]
     suicide = iparams[I_SUICIDE] != 0
+    avoid_eyes = iparams[I_EYES] != 0
     nbr = board.nbr
     zob = board.zob
     root_keys = board.keys
@@ -135,6 +139,8 @@ def expand(t, node, size, s, board, scratch, depth, iparams, pass_weight):  # pr
     count = 0
     for p in range(points):
         if check_local(s, nbr, p, color, suicide) != LEGAL:
+            continue
+        if avoid_eyes and is_own_eye(s, nbr, board.diag, p, color):
             continue
         if ko_mode != 0:
             key = candidate_hash(s, nbr, zob, p, color) ^ side_after

@@ -34,6 +34,7 @@ __all__ = [
     "F_PASS",
     "I_DEAD",
     "I_EXPAND",
+    "I_EYES",
     "I_FPU",
     "I_KO",
     "I_LIMIT",
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 # Slots of the packed kernel parameters (int64 and float64 vectors).
-I_POLICY, I_FPU, I_SOLVER, I_EXPAND, I_KO, I_SUICIDE, I_LIMIT, I_DEAD = range(8)
+I_POLICY, I_FPU, I_SOLVER, I_EXPAND, I_KO, I_SUICIDE, I_LIMIT, I_DEAD, I_EYES = range(9)
 F_C, F_FPU, F_PASS, F_KOMI = range(4)
 
 _FPU = {"infinite": FPU_INFINITE, "parent": FPU_PARENT, "absolute": FPU_ABSOLUTE}
@@ -67,6 +68,7 @@ class SearchParams:
         score_scale: Value scale of the default rollout evaluator (0: win/loss).
         dead_playouts: Ownership playouts for dead stones at a finished leaf; 0: Tromp-Taylor.
         expand_visits: Visits a leaf needs before it is expanded.
+        avoid_eyes: Whether an expansion leaves out the moves that fill one's own eye.
         max_nodes: Node cap of the tree.
         pass_prior: Prior weight of pass relative to one point under uniform priors.
         noise_alpha: Dirichlet concentration of the root noise.
@@ -86,6 +88,7 @@ class SearchParams:
     score_scale: float = 0.0
     dead_playouts: int = 0
     expand_visits: int = 0
+    avoid_eyes: bool = False
     max_nodes: int = 4_000_000
     pass_prior: float = 1.0
     noise_alpha: float = 0.03
@@ -112,13 +115,14 @@ class SearchParams:
         return self.solver
 
     def kernel_arrays(self, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-        """``(iparams int64 (8,), fparams float64 (4,))`` for the compiled kernels."""
-        iparams = np.zeros(8, dtype=np.int64)
+        """``(iparams int64 (9,), fparams float64 (4,))`` for the compiled kernels."""
+        iparams = np.zeros(9, dtype=np.int64)
         iparams[I_POLICY] = POLICY_UCT if self.policy == "uct" else POLICY_PUCT
         iparams[I_FPU] = _FPU[self.fpu_mode]
         iparams[I_SOLVER] = int(self.solver)
         iparams[I_EXPAND] = self.expand_visits
         iparams[I_DEAD] = self.dead_playouts
+        iparams[I_EYES] = int(self.avoid_eyes)
         iparams[I_KO] = _KO[rules.ko]
         iparams[I_SUICIDE] = int(rules.suicide)
         iparams[I_LIMIT] = rules.move_limit

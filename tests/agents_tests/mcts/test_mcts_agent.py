@@ -104,6 +104,46 @@ def test_act_leaves_the_state_untouched():
     assert (state.history, state.zobrist, state.to_ascii(), state.legal_moves().tolist()) == before
 
 
+def test_avoid_eyes_leaves_own_eye_fills_out_of_the_tree():
+    """Black's eyes on the first line are children without the option and not with it; a
+    position where every move but pass fills an own eye is passed."""
+    walled = GoState.from_ascii(
+        """
+        . . . . .
+        O O O O O
+        . . . . .
+        X X X X X
+        . X . X .
+        """,
+        Rules(size=5, komi=0.5),
+    )
+    eyes = {20, 22, 24}  # A1, C1, E1
+    assert set(np.flatnonzero(walled.own_eye_mask())) == eyes
+    children = {}
+    for avoid in (False, True):
+        agent = MCTSConfig(sims=200, seed=1, avoid_eyes=avoid).build()
+        agent.act(walled)
+        assert agent.last_stats is not None
+        children[avoid] = {int(m) for m in agent.last_stats.moves}
+    assert eyes <= children[False]
+    assert children[True] == children[False] - eyes
+    only_eyes = GoState.from_ascii(
+        """
+        X X X X X
+        X . X . X
+        X X X X X
+        O O O O O
+        O . O . O
+        """,
+        Rules(size=5, komi=0.5),
+    )
+    agent = MCTSConfig(sims=50, seed=1, avoid_eyes=True).build()
+    assert agent.act(only_eyes) == only_eyes.pass_move
+    assert agent.last_stats is not None and agent.last_stats.moves.tolist() == [25]
+    with pytest.raises(ValueError, match="avoid_eyes must be True or False"):
+        MCTSConfig(avoid_eyes=1)
+
+
 def test_tree_reuse_between_moves():
     state = GoState(Rules(size=5, komi=0.5))
     agent = MCTSConfig(sims=300, seed=3, reuse_tree=True).build()
