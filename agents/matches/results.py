@@ -52,6 +52,7 @@ __all__ = [
     "GameOutcome",
     "ResultsError",
     "ResultsFile",
+    "comparable_match",
     "read_results",
     "stored_results",
 ]
@@ -340,9 +341,7 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
     def _check_match(self, theirs: dict[str, Any], where: Path) -> None:
-        ours = self.match
-        if "networks" not in theirs:  # a header from before the networks' digests were kept
-            ours = {k: v for k, v in ours.items() if k != "networks"}
+        ours = comparable_match(self.match, theirs)
         if theirs != ours:
             keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
             detail = "; ".join(
@@ -353,6 +352,17 @@ class ResultsFile:
                 "results file, or the same settings to resume it"
                 + (" and the networks it began with" if "networks" in keys else "")
             )
+
+
+def comparable_match(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    """``ours`` as a header written before networks' digests were kept would hold it.
+
+    Without ``networks`` when ``theirs`` (a header read back) has none, so that such a file
+    still resumes; else ``ours`` unchanged.
+    """
+    if "networks" in theirs:
+        return ours
+    return {k: v for k, v in ours.items() if k != "networks"}
 
 
 def read_results(path: str | PathLike[str]) -> tuple[dict[str, Any], dict[int, GameOutcome]]:

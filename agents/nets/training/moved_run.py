@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.atomic_file import write_atomically
+from agents.matches.results import comparable_match
 
 __all__ = ["adopt_moved_results"]
 
@@ -69,10 +70,10 @@ def adopt_moved_results(results: Path, identity: dict[str, Any], out: Path) -> s
     except ValueError:
         return None
     theirs = header.get("match") if isinstance(header, dict) else None
-    ours = json.loads(json.dumps(identity))
-    if isinstance(theirs, dict) and "networks" not in theirs:  # as ResultsFile reads it
-        ours.pop("networks", None)
-    if not isinstance(theirs, dict) or theirs == ours:
+    if not isinstance(theirs, dict):
+        return None
+    ours = comparable_match(json.loads(json.dumps(identity)), theirs)
+    if theirs == ours:
         return None
     folder = str(out)
     old = None
