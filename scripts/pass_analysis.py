@@ -30,8 +30,11 @@ from go_env.dead_stones import estimate_dead, score_without
 from go_env.rules import Rules
 from go_env.state import GoState
 
+Positions = list[tuple[GameOutcome, GoState | None]]
+"""Each game with its position right after B's first pass (``None``: B never passed)."""
 
-def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | None]]:
+
+def positions_at_first_pass(path: Path) -> Positions:
     """Each game record with the position right after B's first pass (``None``: B never passed).
 
     Raises:
@@ -39,7 +42,7 @@ def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | Non
     """
     match, games = read_results(path)
     rules = Rules(**match["rules"])
-    out: list[tuple[GameOutcome, GoState | None]] = []
+    out: Positions = []
     for game in games.values():
         state = GoState(rules)
         b_colour_moves_first = not game.a_black  # B is Black when A is White
@@ -54,10 +57,10 @@ def positions_at_first_pass(path: Path) -> list[tuple[GameOutcome, GoState | Non
     return out
 
 
-def classify(path: Path, playouts: int = 64) -> Counter:
+def classify(positions: Positions, playouts: int = 64) -> Counter:
     """Counts of ``(A's game score, A ahead after dead removal, A ahead as it stands)``."""
     counts: Counter = Counter()
-    for game, state in positions_at_first_pass(path):
+    for game, state in positions:
         if state is None:
             counts[(game.score_a, None, None)] += 1
             continue
@@ -68,14 +71,14 @@ def classify(path: Path, playouts: int = 64) -> Counter:
     return counts
 
 
-def write_lost_book(path: Path, book: Path) -> int:
-    """Write the moves to B's first pass of each game A lost, one GTP line each; their count."""
-    lines = []
-    for game, state in positions_at_first_pass(path):
-        if state is not None and game.score_a == 0.0:
-            lines.append(" ".join(to_gtp(move, state.size) for _, move in state.history))
-    book.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return len(lines)
+def write_lost_book(positions: Positions, book: Path) -> None:
+    """Write the moves to B's first pass of each game A lost, one GTP line each."""
+    lines = [
+        " ".join(to_gtp(move, state.size) for _, move in state.history) + "\n"
+        for game, state in positions
+        if state is not None and game.score_a == 0.0
+    ]
+    book.write_text("".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--book", type=Path, help="write A's lost games to B's first pass here")
     args = parser.parse_args(argv)
     try:
-        counts = classify(args.results, args.playouts)
+        positions = positions_at_first_pass(args.results)
+        counts = classify(positions, args.playouts)
         if args.book is not None:
-            write_lost_book(args.results, args.book)
+            write_lost_book(positions, args.book)
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
