@@ -68,11 +68,12 @@ def _cpu_flags_line() -> str:
     from agents.nets.precision import BF16_FLAGS, INT8_FLAGS, cpu_flags
 
     flags = cpu_flags()
-    wanted = sorted(f for f in flags if f.startswith(("avx512", "amx", "avx_vnni")))
-    shown = " ".join(wanted) or "(none of avx512*, amx*, avx_vnni)"
+    wanted = sorted(f for f in flags if f.startswith(("avx512", "amx", "avx_vnni", "avx2")))
+    shown = " ".join(wanted) or "(none of avx2, avx512*, amx*, avx_vnni)"
     bf16 = "yes" if flags & set(BF16_FLAGS) else "no"
-    int8 = "yes" if flags & set(INT8_FLAGS) else "no"
-    return f"CPU flags: {shown}; native bf16: {bf16}; int8 dot products: {int8}"
+    dot = flags & (set(INT8_FLAGS) - {"avx2"})
+    int8 = "dot products" if dot else "AVX2" if flags & set(INT8_FLAGS) else "no"
+    return f"CPU flags: {shown}; native bf16: {bf16}; int8 kernels: {int8}"
 
 
 def _forwards(references: bool) -> tuple[dict[str, Forward], list[str]]:

@@ -8,7 +8,8 @@ A :class:`~agents.nets.evaluator.NetEvaluator` runs its network in one of :data:
   ``amx_bf16`` flag): elsewhere torch emulates it, slower than float32;
 * ``int8``: ONNX Runtime with the network quantised to int8 (:mod:`agents.nets.onnx_int8`), on
   the CPU only, where the CPU has int8 dot-product instructions (``avx512_vnni``, ``avx_vnni``
-  or ``amx_int8``) and the optional ``onnx`` extra is installed.
+  or ``amx_int8``) or, without them, AVX2 (ONNX Runtime's multiply-add kernels), and the
+  optional ``onnx`` extra is installed.
 
 ``auto`` is the fastest precision (:data:`AUTO_ORDER`, fastest first as measured in
 ``docs/performance.md``, "Raw forward by precision") that this machine supports and that
@@ -67,8 +68,11 @@ RECORD = "precision_checks.json"
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 """CPU flags of native bfloat16 arithmetic (x86)."""
 
-INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
-"""CPU flags of int8 dot products (x86), which make int8 inference fast."""
+INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "avx2")
+"""CPU flags (x86) with which ONNX Runtime's int8 kernels beat fp32: the int8 dot products
+(VNNI, AMX) and, on CPUs without them, AVX2 (measured on an AVX2-only AMD EPYC: 7x fp32 at
+batch 1 and 2.4x at batch 32, as accurate as with VNNI; ``docs/performance.md``, "int8 on a
+CPU without VNNI")."""
 
 
 class PrecisionError(ValueError):
@@ -143,8 +147,8 @@ def unsupported_reason(precision: str, device: str = "cpu") -> str | None:
         )
     if not cpu_flags() & set(INT8_FLAGS):
         return (
-            f"this CPU ({platform.machine()}) has no int8 dot-product instructions "
-            f"({', '.join(INT8_FLAGS)})"
+            f"this CPU ({platform.machine()}) has neither int8 dot-product instructions nor "
+            f"AVX2 (one of the flags {', '.join(INT8_FLAGS)})"
         )
     return None
 

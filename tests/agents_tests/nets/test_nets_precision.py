@@ -106,13 +106,28 @@ def test_int8_never_runs_on_a_gpu() -> None:
 def test_a_cpu_without_the_flags_runs_no_reduced_precision(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(precision_module, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    monkeypatch.setattr(precision_module, "cpu_flags", lambda: frozenset({"sse4_2", "fma"}))
+    monkeypatch.setattr(precision_module, "_has_onnxruntime", lambda: True)
     assert "no native bfloat16 (avx512_bf16 or amx_bf16 flag)" in str(unsupported_reason("bf16"))
+    assert "neither int8 dot-product instructions nor AVX2" in str(unsupported_reason("int8"))
     assert precision_module.supported_precisions("cpu") == ["fp32"]
     with pytest.raises(PrecisionError, match="precision bf16 cannot run on cpu: this CPU"):
         resolve_precision("bf16", "cpu")
+    with pytest.raises(PrecisionError, match="precision int8 cannot run on cpu: this CPU"):
+        resolve_precision("int8", "cpu")
     record = {"precisions": {"bf16": {"passed": True}, "int8": {"passed": True}}}
     assert resolve_precision("auto", "cpu", record=record) == "fp32"
+
+
+def test_an_avx2_cpu_without_vnni_runs_int8_but_not_bf16(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(precision_module, "cpu_flags", lambda: frozenset({"avx2", "fma"}))
+    monkeypatch.setattr(precision_module, "_has_onnxruntime", lambda: True)
+    assert precision_module.supported_precisions("cpu") == ["fp32", "int8"]
+    assert resolve_precision("int8", "cpu") == "int8"
+    record = {"precisions": {"bf16": {"passed": True}, "int8": {"passed": True}}}
+    assert resolve_precision("auto", "cpu", record=record) == "int8"
 
 
 def test_auto_takes_the_fastest_supported_precision_that_passed(
