@@ -65,13 +65,13 @@ Forward = Callable[[np.ndarray], Any]
 
 
 def _cpu_flags_line() -> str:
-    from agents.nets.precision import BF16_FLAGS, INT8_FLAGS, cpu_flags
+    from agents.nets.precision import BF16_FLAGS, INT8_DOT_FLAGS, INT8_FLAGS, cpu_flags
 
     flags = cpu_flags()
     wanted = sorted(f for f in flags if f.startswith(("avx512", "amx", "avx_vnni", "avx2")))
     shown = " ".join(wanted) or "(none of avx2, avx512*, amx*, avx_vnni)"
     bf16 = "yes" if flags & set(BF16_FLAGS) else "no"
-    dot = flags & (set(INT8_FLAGS) - {"avx2"})
+    dot = flags & set(INT8_DOT_FLAGS)
     int8 = "dot products" if dot else "AVX2" if flags & set(INT8_FLAGS) else "no"
     return f"CPU flags: {shown}; native bf16: {bf16}; int8 kernels: {int8}"
 

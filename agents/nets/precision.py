@@ -68,11 +68,14 @@ RECORD = "precision_checks.json"
 BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 """CPU flags of native bfloat16 arithmetic (x86)."""
 
-INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "avx2")
+INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
+"""CPU flags of int8 dot products (x86): ONNX Runtime's fastest int8 kernels."""
+
+INT8_FLAGS = (*INT8_DOT_FLAGS, "avx2")
 """CPU flags (x86) with which ONNX Runtime's int8 kernels beat fp32: the int8 dot products
-(VNNI, AMX) and, on CPUs without them, AVX2 (measured on an AVX2-only AMD EPYC: 7x fp32 at
-batch 1 and 2.6x at batch 32, as accurate as with VNNI; ``docs/performance.md``, "int8 on a
-CPU without VNNI")."""
+(:data:`INT8_DOT_FLAGS`) and, on CPUs without them, AVX2 (measured on an AVX2-only AMD EPYC:
+7x fp32 at batch 1 and 2.6x at batch 32, as accurate as with VNNI; ``docs/performance.md``,
+"int8 on a CPU without VNNI")."""
 
 
 class PrecisionError(ValueError):
