@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -189,16 +188,9 @@ def test_search_reproduces_the_golden_record(name: str) -> None:
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         for key in w:
-            assert _same(g[key], w[key]), f"{name}, move {i + 1}: {key} differs"
-
-
-def _same(got: Any, want: Any) -> bool:
-    """Integers (moves, visits, sizes) exactly; floats to :data:`FLOAT_TOLERANCE`."""
-    if isinstance(want, list):
-        return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want, strict=True))
-    if isinstance(want, float):
-        return math.isclose(got, want, rel_tol=FLOAT_TOLERANCE, abs_tol=FLOAT_TOLERANCE)
-    return bool(got == want)
+            # integers (moves, visits, sizes) are equal only when exact at this tolerance
+            expected = pytest.approx(w[key], rel=FLOAT_TOLERANCE, abs=FLOAT_TOLERANCE)
+            assert g[key] == expected, f"{name}, move {i + 1}: {key} differs"
 
 
 def test_the_cases_exercise_what_they_claim() -> None:
