@@ -26,12 +26,16 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents.matches.results import GameOutcome, ResultsError, read_results
 from go_env.rules import Rules
 from go_env.state import GoState
+
+if TYPE_CHECKING:
+    from agents.nets.evaluator import NetEvaluator
 
 
 @dataclass(frozen=True)
@@ -62,14 +66,14 @@ def summarise(values: np.ndarray, threshold: float) -> Lead:
     return Lead(int(high.size), last_high, fall, float(values[-1]))
 
 
-def a_values(evaluator: object, game: GameOutcome, rules: Rules) -> np.ndarray:
+def a_values(evaluator: NetEvaluator, game: GameOutcome, rules: Rules) -> np.ndarray:
     """The network's value for A at every position of ``game`` where A is to move."""
     state, positions = GoState(rules), []
     for number, move in enumerate(game.moves):
         if (number % 2 == 0) == game.a_black:
             positions.append(state.clone())
         state.play(move)
-    _, values = evaluator.evaluate_states(positions)  # type: ignore[attr-defined]
+    _, values = evaluator.evaluate_states(positions)
     return np.asarray(values, dtype=np.float64)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.matches.paired import compare_games
 from agents.matches.results import GameOutcome, ResultsError, read_results
 from agents.matches.stats import wilson_interval
 
@@ -52,11 +53,9 @@ def read_screens(paths: list[Path]) -> tuple[list[str], list[dict[int, GameOutco
             )
         agents.append(str(match.get("agent_a")))
         screens.append(games)
+    for games in screens[1:]:
+        compare_games(screens[0], games)  # raises where a game's opening or colours differ
     shared = set.intersection(*(set(games) for games in screens))
-    for index in shared:
-        seen = {(g[index].opening, g[index].a_black) for g in screens}
-        if len(seen) > 1:
-            raise ResultsError(f"game {index} differs in opening or colours between the files")
     return agents, [{i: g[i] for i in sorted(shared)} for g in screens]
 
 

@@ -55,5 +55,13 @@ def test_refuses_matches_that_are_not_paired(pool, tmp_path, capsys) -> None:
     other = _screen(tmp_path / "other.jsonl", {0}, agent_b="pachi")
     assert pool.main([one, other]) == 2
     assert "pooling needs matches of one opponent, rules and seed" in capsys.readouterr().err
+    # the same opponent with other openings (another seed's games)
+    shifted = tmp_path / "shifted.jsonl"
+    results = ResultsFile(shifted, MATCH)
+    results.load()
+    results.append(game_outcome(0, opening=(5,), moves=(5, 4, 81, 81)))
+    results.close()
+    assert pool.main([one, str(shifted)]) == 2
+    assert "was not played on the same opening" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         pool.main([one])
