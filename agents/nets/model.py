@@ -20,7 +20,9 @@ normalisation, a skip connection, ReLU), then
 
 Presets are named by shape (:data:`PRESETS`): ``b4c32`` is [LL20]'s 9x9 network (4 blocks,
 32 filters, current + previous 4 positions), ``b10c64`` their 19x19 network (10 blocks, 64
-filters, current + previous 8 positions), ``b20c256`` AlphaGo Zero's 20-block network.
+filters, current + previous 8 positions), ``b20c256`` AlphaGo Zero's 20-block network,
+``b6c48`` between the first two with ``b4c32``'s inputs (the larger 9x9 network distilled from
+the strong line's games, ``docs/nets.md``, "Distillation").
 ``paper-9x9`` is the network of the self-play reproduction (issue 29): ``b4c32``'s shape and
 history without the tactical planes (``NetConfig.tactical`` is off unless asked for), its
 values learnt from self-play outcomes (``docs/nets.md``). Our input
@@ -47,6 +49,7 @@ OWNERSHIP_PREFIX = "ownership_"
 
 PRESETS: dict[str, dict[str, int]] = {
     "b4c32": {"blocks": 4, "filters": 32, "history": 5, "value_hidden": 64},
+    "b6c48": {"blocks": 6, "filters": 48, "history": 5, "value_hidden": 64},
     "b10c64": {"blocks": 10, "filters": 64, "history": 9, "value_hidden": 128},
     "b20c256": {"blocks": 20, "filters": 256, "history": 8, "value_hidden": 256},
     "paper-9x9": {"blocks": 4, "filters": 32, "history": 5, "value_hidden": 64},

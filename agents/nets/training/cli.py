@@ -5,7 +5,8 @@ self-play run's missing Elo ladder matches for its past generations, ``report`` 
 self-play run's compact record (manifest, metrics, ladder, plots) and writes its summary,
 ``fork`` copies a run to go on with other self-play settings, ``lineage`` records that a run
 goes on from another run's network (its folder lost), ``pack`` writes a network's
-weights as int8 in groups (:mod:`agents.nets.packed`).
+weights as int8 in groups (:mod:`agents.nets.packed`), ``distill`` trains a network of another
+shape on a run's recorded games (:mod:`agents.nets.training.distill`).
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
@@ -16,6 +17,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train report --out runs/selfplay/paper --to runs/records/paper
     gomcts train lineage runs/selfplay/paper-2 --earlier runs/records/paper --generation 26
     gomcts train pack runs/selfplay/paper/best.pt --out paper.pt.gz
+    gomcts train distill runs/selfplay/paper --games 1-13 --held-out 14 --out runs/b6c48
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -357,6 +359,32 @@ def _cmd_pack(args: argparse.Namespace) -> int:
     return _answer("pack", args.out, pack)
 
 
+def _cmd_distill(args: argparse.Namespace) -> int:
+    from agents.nets.training.distill import DistillConfig, distill
+
+    def run() -> dict[str, Any]:
+        first, _, last = args.games.partition("-")
+        try:
+            span = (int(first), int(last or first))
+        except ValueError:
+            raise ValueError(f"--games {args.games!r}: expected FIRST-LAST, e.g. 1-13") from None
+        options = ("blocks", "filters", "steps", "batch_size", "lr", "ownership_weight")
+        config = DistillConfig(
+            first=span[0],
+            last=span[1],
+            held_out=args.held_out,
+            eval_every=args.eval_every,
+            seed=args.seed,
+            threads=args.threads,
+            **{k: getattr(args, k) for k in options},
+        )
+        log = (lambda line: None) if args.quiet else log_line
+        summary = distill(args.run, args.out, config, compare=args.compare, log=log)
+        return {"out": str(args.out), "last": summary["last"], "compare": summary["compare"]}
+
+    return _answer("distill", args.out, run)
+
+
 def register(subparsers: Any) -> None:
     """Add ``train`` and its modes (``sl`` ... ``pack``, the module docstring's list)."""
     from agents.cli import output_folder
@@ -540,3 +568,31 @@ def register(subparsers: Any) -> None:
     pack.add_argument("--force", action="store_true", help="write it even outside the limits")
     pack.add_argument("--note", default="", help="where the network comes from (kept in its meta)")
     pack.set_defaults(func=_cmd_pack)
+
+    dis = sub.add_parser(
+        "distill",
+        help="train a network of another shape on a self-play run's recorded games",
+        description="Train a network from random weights on the recorded games of a self-play "
+        "run's generations (docs/nets.md, 'Distillation'): the searches' policy targets, the "
+        "results, the ownership target. Rerun the same command to resume.",
+    )
+    dis.add_argument("run", help="the self-play run folder")
+    dis.add_argument("--games", required=True, help="its generations to train on, FIRST-LAST")
+    dis.add_argument("--held-out", type=int, default=None, help="a generation to measure on")
+    dis.add_argument("--out", required=True, type=output_folder, help="output folder")
+    dis.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
+    dis.add_argument("--filters", type=int, default=48, help="filters (default 48)")
+    dis.add_argument("--steps", type=int, default=8000, help="optimizer steps (default 8000)")
+    dis.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
+    dis.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
+    dis.add_argument(
+        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
+    )
+    dis.add_argument("--eval-every", type=int, default=1000, help="(default 1000)")
+    dis.add_argument("--seed", type=int, default=0, help="(default 0)")
+    dis.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    dis.add_argument(
+        "--compare", nargs="*", default=[], help="networks to measure on the held-out games too"
+    )
+    dis.add_argument("--quiet", action="store_true", help="no metrics lines")
+    dis.set_defaults(func=_cmd_distill)

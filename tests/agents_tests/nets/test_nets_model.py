@@ -44,6 +44,13 @@ def test_lilim_presets_follow_the_paper():
     assert tactical.in_planes == 11 + 24
 
 
+def test_the_larger_9x9_preset_reads_b4c32s_inputs_with_a_wider_deeper_tower():
+    larger = NetConfig.preset("b6c48", tactical=True)
+    assert larger.in_planes == NetConfig.preset("b4c32", tactical=True).in_planes
+    parameters = sum(p.numel() for p in PolicyValueNet(larger).parameters())
+    assert parameters == 284_029  # the distilled network's count (docs/nets.md)
+
+
 def test_values_are_in_range_and_inputs_checked():
     torch.manual_seed(0)
     net = PolicyValueNet(TINY).eval()

@@ -1,0 +1,245 @@
+"""A new network trained on a self-play run's recorded games (``gomcts train distill``).
+
+A self-play run trains one network of one shape, a pass or so over a window of its last
+generations (:mod:`agents.nets.training.selfplay`). To try another shape (a larger tower, say)
+without paying for the games again, train it from random weights on the games the run already
+has, as KataGo's runs start each larger network on the data of the run so far (Wu 2019,
+*Accelerating Self-Play Learning in Go*). The examples are the run's own
+(:func:`~agents.nets.training.window.window_buffer`): the search's policy targets, the games'
+results and, with ``ownership_weight`` above 0, KataGo's ownership target; minibatches get
+random board symmetries. AdamW, learning rate decayed by a cosine to a tenth over the run (as
+``gomcts train sl``). The games of a later generation, which no step trains on, measure the
+held-out losses, those of any ``compare`` network (the run's best, say) beside them.
+
+The output folder holds ``model.pt`` (for play: no ownership head), ``checkpoint.pt`` (also
+the optimizer, the step and the generators: a rerun with the same folder resumes exactly; it
+may raise ``steps``, and the schedule follows the new total), ``metrics.jsonl``,
+``losses.png`` and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.nets.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets.model import NetConfig, PolicyValueNet
+from agents.nets.threads import use_threads
+from agents.nets.training.plots import plot_losses
+from agents.nets.training.records import GameFile, GameRecord
+from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.selfplay_config import SelfPlayConfig
+from agents.nets.training.step import (
+    adamw,
+    append_metrics,
+    evaluate_loss,
+    generator_state,
+    restart_metrics,
+    restore_generators,
+    seed_everything,
+    train_step,
+)
+from agents.nets.training.window import window_buffer
+from go_env.validation import check_int
+
+__all__ = ["DistillConfig", "buffer_losses", "distill"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DistillConfig:
+    """What to train on and how (``first``..``last``: the run's generations of games)."""
+
+    first: int
+    last: int
+    held_out: int | None = None
+    blocks: int = 6
+    filters: int = 48
+    steps: int = 8000
+    batch_size: int = 256
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    ownership_weight: float = 1.5
+    eval_every: int = 1000
+    seed: int = 0
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("first", "blocks", "filters", "steps", "batch_size", "eval_every"):
+            check_int(name, getattr(self, name), min=1)
+        check_int("last", self.last, min=self.first)
+        if self.held_out is not None and self.first <= self.held_out <= self.last:
+            raise ValueError(
+                f"held_out {self.held_out} is one of the training generations "
+                f"{self.first}-{self.last}; hold out a generation outside them"
+            )
+        if not (self.lr > 0 and self.weight_decay >= 0 and self.ownership_weight >= 0):
+            raise ValueError("lr must be > 0, weight_decay and ownership_weight >= 0")
+
+    def net(self, run: NetConfig) -> NetConfig:
+        """The run's network inputs in this shape (the ownership head if trained)."""
+        return dataclasses.replace(
+            run, blocks=self.blocks, filters=self.filters, ownership=self.ownership_weight > 0
+        )
+
+
+def _lr_at(config: DistillConfig, step: int) -> float:
+    """Cosine decay from ``lr`` to ``lr / 10`` over the run."""
+    fraction = min(step / config.steps, 1.0)
+    return config.lr * (0.1 + 0.45 * (1.0 + math.cos(math.pi * fraction)))
+
+
+def _games(run: Path, generations: range) -> list[GameRecord]:
+    games: list[GameRecord] = []
+    for g in generations:
+        path = run / "games" / f"gen-{g:04d}.jsonl"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: the run holds no games of generation {g}")
+        games.extend(GameFile(path).read().values())
+    return games
+
+
+@torch.no_grad()
+def buffer_losses(net: PolicyValueNet, buffer: ReplayBuffer, chunk: int = 1024) -> dict[str, float]:
+    """``net``'s policy cross-entropy, value squared error and accuracy over every position.
+
+    As recorded (no symmetries), in chunks of ``chunk``, weighted by their sizes.
+    """
+    sums = {"policy": 0.0, "value": 0.0, "accuracy": 0.0}
+    for at in range(0, len(buffer), chunk):
+        rows = slice(at, min(at + chunk, len(buffer)))
+        losses = evaluate_loss(
+            net,
+            torch.from_numpy(buffer.planes[rows].astype(np.float32)),
+            torch.from_numpy(buffer.policies[rows]),
+            torch.from_numpy(buffer.values[rows]),
+        )
+        for key in sums:
+            sums[key] += losses[key] * (rows.stop - rows.start)
+    return {key: total / len(buffer) for key, total in sums.items()}
+
+
+def distill(
+    run: str | Path,
+    out: str | Path,
+    config: DistillConfig,
+    *,
+    compare: Sequence[str | Path] = (),
+    log: Callable[[str], None] = lambda line: None,
+) -> dict[str, Any]:
+    """Train ``config``'s network on ``run``'s games into ``out`` (resuming); its summary.
+
+    Raises:
+        ValueError: When ``run`` is not a self-play run, ``out`` holds another run's
+            checkpoint, or a ``compare`` network reads other inputs.
+        FileNotFoundError: When the run lacks a generation's games.
+    """
+    run, out = Path(run), Path(out)
+    manifest = run / "manifest.json"
+    if not manifest.is_file():
+        raise ValueError(f"{run}: not a self-play run folder (no manifest.json)")
+    selfplay = SelfPlayConfig.from_dict(json.loads(manifest.read_text())["config"])
+    net_config = config.net(selfplay.net)
+    if compare and config.held_out is None:
+        raise ValueError("compare needs held-out games: name a held_out generation")
+    for path in compare:
+        if load_checkpoint(path).config.in_planes != net_config.in_planes:
+            raise ValueError(
+                f"{path} reads other input planes than the run's games give "
+                f"({net_config.in_planes}); compare networks of the run's inputs"
+            )
+    use_threads(config.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = seed_everything(config.seed)
+    net = PolicyValueNet(net_config)
+    optimizer = adamw(net, config.lr, config.weight_decay)
+    step, seconds = 0, 0.0
+    checkpoint = out / "checkpoint.pt"
+    if checkpoint.exists():
+        state = load_checkpoint(checkpoint).train or {}
+        same = {**state.get("config", {}), "steps": config.steps, "eval_every": config.eval_every}
+        if same != dataclasses.asdict(config):
+            raise ValueError(
+                f"{checkpoint} belongs to another run ({state.get('config')}); use another "
+                "folder or the same settings (only steps and eval_every may change)"
+            )
+        saved = load_checkpoint(checkpoint)
+        net.load_state_dict(saved.weights)
+        optimizer = adamw(net, config.lr, config.weight_decay, state["optimizer"])
+        step, seconds = int(state["step"]), float(state["seconds"])
+        rng = restore_generators(state["generators"])
+        log(f"resumed at step {step}")
+    rows = restart_metrics(out / "metrics.jsonl", "step", step)
+    train = window_buffer(
+        _games(run, range(config.first, config.last + 1)), net_config, selfplay.rules
+    )
+    held = None
+    if config.held_out is not None:
+        plain = dataclasses.replace(net_config, ownership=False)
+        held = window_buffer(
+            _games(run, range(config.held_out, config.held_out + 1)), plain, selfplay.rules
+        )
+    log(f"positions: {len(train)} to train on, {0 if held is None else len(held)} held out")
+    began, running = time.perf_counter() - seconds, []
+    while step < config.steps:
+        batch = train.sample(config.batch_size, rng)
+        for group in optimizer.param_groups:
+            group["lr"] = _lr_at(config, step)
+        owned = None if batch.ownership is None else torch.from_numpy(batch.ownership)
+        running.append(
+            train_step(
+                net,
+                optimizer,
+                torch.from_numpy(batch.planes),
+                torch.from_numpy(batch.policies),
+                torch.from_numpy(batch.values),
+                ownership_target=owned,
+                ownership_scale=config.ownership_weight,
+            )
+        )
+        step += 1
+        if step % config.eval_every and step != config.steps:
+            continue
+        row: dict[str, Any] = {"step": step, "lr": _lr_at(config, step - 1)}
+        row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
+        if held is not None:
+            row.update({f"val_{k}": v for k, v in buffer_losses(net, held).items()})
+        seconds = time.perf_counter() - began
+        row["seconds"], running = round(seconds, 1), []
+        rows.append(row)
+        append_metrics(out / "metrics.jsonl", row)
+        log(json.dumps(row))
+        meta = {"trained_by": "gomcts train distill", "run": str(run), "last_metrics": row}
+        train_state = {
+            "config": dataclasses.asdict(config),
+            "optimizer": optimizer.state_dict(),
+            "step": step,
+            "seconds": seconds,
+            "generators": generator_state(rng),
+        }
+        save_checkpoint(checkpoint, net, meta=meta, train=train_state)
+        save_checkpoint(out / "model.pt", net.without_ownership(), meta=meta)
+    plot_losses(rows, out / "losses.png")
+    summary: dict[str, Any] = {
+        "run": str(run),
+        "config": dataclasses.asdict(config),
+        "positions": len(train),
+        "held_out_positions": 0 if held is None else len(held),
+        "net": net_config.to_dict(),
+        "parameters": sum(p.numel() for p in net.without_ownership().parameters()),
+        "last": rows[-1] if rows else None,
+        "compare": {},
+    }
+    for path in compare:
+        assert held is not None  # checked above
+        summary["compare"][str(path)] = buffer_losses(load_checkpoint(path).build(), held)
+        log(f"{path} on the held-out games: {json.dumps(summary['compare'][str(path)])}")
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
