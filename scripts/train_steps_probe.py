@@ -39,15 +39,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
+from agents.nets.training.distill import buffer_losses
 from agents.nets.training.gating import load_or_draw_book, play_run_match
 from agents.nets.training.records import GameFile, GameRecord
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import adamw, evaluate_loss, seed_everything, train_step
+from agents.nets.training.step import adamw, replay_step, seed_everything
 from agents.nets.training.window import window_buffer
 
 
@@ -94,19 +94,8 @@ def train_arm(
     began = time.monotonic()
     losses = []
     for k in range(1, arm.steps + 1):
-        batch = buffer.sample(config.batch_size, rng)  # the same draws in every arm
-        owned = None if not arm.ownership else torch.from_numpy(batch.ownership)
-        losses.append(
-            train_step(
-                net,
-                optimizer,
-                torch.from_numpy(batch.planes),
-                torch.from_numpy(batch.policies),
-                torch.from_numpy(batch.values),
-                ownership_target=owned,
-                ownership_scale=arm.ownership,
-            )
-        )
+        # the same draws in every arm
+        losses.append(replay_step(net, optimizer, buffer, config.batch_size, rng, arm.ownership))
         if k % 500 == 0 or k == arm.steps:
             print(f"  {arm.name}: {k}/{arm.steps}", flush=True)
     net.eval()
@@ -126,27 +115,12 @@ def train_arm(
     return row
 
 
-@torch.no_grad()
-def held_out_losses(path: Path, buffer: Any, chunk: int = 1024) -> dict[str, float]:
-    """The arm at ``path``: its mean policy cross-entropy and value squared error.
+def held_out_losses(path: Path, buffer: Any) -> dict[str, float]:
+    """The arm at ``path``: its mean policy cross-entropy, value squared error and accuracy.
 
-    Over every position of ``buffer``, as recorded (no symmetries): ``evaluate_loss`` on
-    chunks of ``chunk`` positions, weighted by their sizes.
+    Over every position of ``buffer``, as recorded (no symmetries): :func:`buffer_losses`.
     """
-    net = load_checkpoint(path).build()
-    policy = value = 0.0
-    for at in range(0, len(buffer), chunk):
-        rows = slice(at, min(at + chunk, len(buffer)))
-        losses = evaluate_loss(
-            net,
-            torch.from_numpy(buffer.planes[rows].astype(np.float32)),
-            torch.from_numpy(buffer.policies[rows]),
-            torch.from_numpy(buffer.values[rows]),
-        )
-        size = rows.stop - rows.start
-        policy += losses["policy"] * size
-        value += losses["value"] * size
-    return {"positions": len(buffer), "policy": policy / len(buffer), "value": value / len(buffer)}
+    return {"positions": len(buffer), **buffer_losses(load_checkpoint(path).build(), buffer)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,10 +42,10 @@ from agents.nets.training.step import (
     append_metrics,
     evaluate_loss,
     generator_state,
+    replay_step,
     restart_metrics,
     restore_generators,
     seed_everything,
-    train_step,
 )
 from agents.nets.training.window import window_buffer
 from go_env.validation import check_int
@@ -189,20 +189,10 @@ def distill(
     log(f"positions: {len(train)} to train on, {0 if held is None else len(held)} held out")
     began, running = time.perf_counter() - seconds, []
     while step < config.steps:
-        batch = train.sample(config.batch_size, rng)
         for group in optimizer.param_groups:
             group["lr"] = _lr_at(config, step)
-        owned = None if batch.ownership is None else torch.from_numpy(batch.ownership)
         running.append(
-            train_step(
-                net,
-                optimizer,
-                torch.from_numpy(batch.planes),
-                torch.from_numpy(batch.policies),
-                torch.from_numpy(batch.values),
-                ownership_target=owned,
-                ownership_scale=config.ownership_weight,
-            )
+            replay_step(net, optimizer, train, config.batch_size, rng, config.ownership_weight)
         )
         step += 1
         if step % config.eval_every and step != config.steps:

@@ -68,9 +68,9 @@ from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, 
 from agents.nets.training.step import (
     adamw,
     generator_state,
+    replay_step,
     restore_generators,
     seed_everything,
-    train_step,
 )
 from agents.nets.training.window import window_buffer
 
@@ -329,18 +329,16 @@ class _Run:
         started = time.monotonic()
         buffer = window_buffer(games, config.net, config.rules)
         losses = []
-        tensor = lambda a: torch.from_numpy(a).to(self.device)  # noqa: E731
         for _ in range(config.train_steps):
-            batch = buffer.sample(config.batch_size, rng)
             losses.append(
-                train_step(
+                replay_step(
                     candidate,
                     optimizer,
-                    tensor(batch.planes),
-                    tensor(batch.policies),
-                    tensor(batch.values),
-                    ownership_target=None if batch.ownership is None else tensor(batch.ownership),
-                    ownership_scale=config.ownership_weight,
+                    buffer,
+                    config.batch_size,
+                    rng,
+                    config.ownership_weight,
+                    self.device,
                 )
             )
         candidate.eval()

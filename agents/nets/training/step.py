@@ -30,12 +30,14 @@ from torch.nn import functional as F
 
 from agents.nets.model import OWNERSHIP_PREFIX, PolicyValueNet
 from agents.nets.training.jsonl import append_row, read_rows, write_rows
+from agents.nets.training.replay import ReplayBuffer
 
 __all__ = [
     "adamw",
     "append_metrics",
     "evaluate_loss",
     "generator_state",
+    "replay_step",
     "restart_metrics",
     "restore_generators",
     "seed_everything",
@@ -196,6 +198,34 @@ def train_step(
     if ownership_loss is not None:
         losses["ownership"] = float(ownership_loss.detach())
     return losses
+
+
+def replay_step(
+    net: PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer,
+    batch_size: int,
+    rng: np.random.Generator,
+    ownership_scale: float,
+    device: torch.device | None = None,
+) -> dict[str, float]:
+    """:func:`train_step` on a minibatch drawn from ``buffer`` with ``rng`` (symmetries on).
+
+    The ownership term is on when the buffer holds ownership and ``ownership_scale`` is above
+    0 (the network then needs the head).
+    """
+    batch = buffer.sample(batch_size, rng)
+    owned = batch.ownership
+    tensor = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
+    return train_step(
+        net,
+        optimizer,
+        tensor(batch.planes),
+        tensor(batch.policies),
+        tensor(batch.values),
+        ownership_target=None if owned is None or not ownership_scale else tensor(owned),
+        ownership_scale=ownership_scale,
+    )
 
 
 @torch.no_grad()
