@@ -45,7 +45,7 @@ from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.distill import buffer_losses
 from agents.nets.training.gating import load_or_draw_book, play_run_match
-from agents.nets.training.records import GameFile, GameRecord
+from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.step import adamw, replay_step, seed_everything
 from agents.nets.training.window import window_buffer
@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 2:
         parser.error(f"--games must be >= 2, got {args.games}")
     if args.held_out is not None:
-        held_games = run / "games" / f"gen-{args.held_out:04d}.jsonl"
+        held_games = generation_games(run, args.held_out).path
         if args.held_out <= args.generation or not held_games.is_file():
             parser.error(
                 f"--held-out must be a later generation than {args.generation} whose games "
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = max(1, args.generation - config.window + 1)
     games: list[GameRecord] = []
     for g in range(first, args.generation + 1):
-        games.extend(GameFile(run / "games" / f"gen-{g:04d}.jsonl").read().values())
+        games.extend(generation_games(run, g).read().values())
     print(f"window: generations {first}-{args.generation}, {len(games)} games", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     arms: dict[Arm, dict[str, Any]] = {}
@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arms[arm] = train_arm(config, start, buffer, arm, path)
         print(f"{arm.name}: {json.dumps(arms[arm])}", flush=True)
     if args.held_out is not None:
-        held = GameFile(run / "games" / f"gen-{args.held_out:04d}.jsonl").read().values()
+        held = generation_games(run, args.held_out).read().values()
         positions = window_buffer(held, config.net, config.rules)
         for arm in arms_asked:
             losses = held_out_losses(out / f"{arm.name}.pt", positions)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,12 +33,13 @@ from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.plots import plot_losses
-from agents.nets.training.records import GameFile, GameRecord
+from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.replay import ReplayBuffer
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.step import (
     adamw,
     append_metrics,
+    cosine_lr,
     evaluate_loss,
     generator_state,
     replay_step,
@@ -90,19 +90,13 @@ class DistillConfig:
         )
 
 
-def _lr_at(config: DistillConfig, step: int) -> float:
-    """Cosine decay from ``lr`` to ``lr / 10`` over the run."""
-    fraction = min(step / config.steps, 1.0)
-    return config.lr * (0.1 + 0.45 * (1.0 + math.cos(math.pi * fraction)))
-
-
 def _games(run: Path, generations: range) -> list[GameRecord]:
     games: list[GameRecord] = []
     for g in generations:
-        path = run / "games" / f"gen-{g:04d}.jsonl"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: the run holds no games of generation {g}")
-        games.extend(GameFile(path).read().values())
+        store = generation_games(run, g)
+        if not store.path.is_file():
+            raise FileNotFoundError(f"{store.path}: the run holds no games of generation {g}")
+        games.extend(store.read().values())
     return games
 
 
@@ -149,8 +143,9 @@ def distill(
     net_config = config.net(selfplay.net)
     if compare and config.held_out is None:
         raise ValueError("compare needs held-out games: name a held_out generation")
-    for path in compare:
-        if load_checkpoint(path).config.in_planes != net_config.in_planes:
+    compared = {str(path): load_checkpoint(path) for path in compare}
+    for path, other in compared.items():
+        if other.config.in_planes != net_config.in_planes:
             raise ValueError(
                 f"{path} reads other input planes than the run's games give "
                 f"({net_config.in_planes}); compare networks of the run's inputs"
@@ -163,14 +158,14 @@ def distill(
     step, seconds = 0, 0.0
     checkpoint = out / "checkpoint.pt"
     if checkpoint.exists():
-        state = load_checkpoint(checkpoint).train or {}
+        saved = load_checkpoint(checkpoint)
+        state = saved.train or {}
         same = {**state.get("config", {}), "steps": config.steps, "eval_every": config.eval_every}
         if same != dataclasses.asdict(config):
             raise ValueError(
                 f"{checkpoint} belongs to another run ({state.get('config')}); use another "
                 "folder or the same settings (only steps and eval_every may change)"
             )
-        saved = load_checkpoint(checkpoint)
         net.load_state_dict(saved.weights)
         optimizer = adamw(net, config.lr, config.weight_decay, state["optimizer"])
         step, seconds = int(state["step"]), float(state["seconds"])
@@ -190,14 +185,14 @@ def distill(
     began, running = time.perf_counter() - seconds, []
     while step < config.steps:
         for group in optimizer.param_groups:
-            group["lr"] = _lr_at(config, step)
+            group["lr"] = cosine_lr(config.lr, step, config.steps)
         running.append(
             replay_step(net, optimizer, train, config.batch_size, rng, config.ownership_weight)
         )
         step += 1
         if step % config.eval_every and step != config.steps:
             continue
-        row: dict[str, Any] = {"step": step, "lr": _lr_at(config, step - 1)}
+        row: dict[str, Any] = {"step": step, "lr": cosine_lr(config.lr, step - 1, config.steps)}
         row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
         if held is not None:
             row.update({f"val_{k}": v for k, v in buffer_losses(net, held).items()})
@@ -227,9 +222,9 @@ def distill(
         "last": rows[-1] if rows else None,
         "compare": {},
     }
-    for path in compare:
+    for path, other in compared.items():
         assert held is not None  # checked above
-        summary["compare"][str(path)] = buffer_losses(load_checkpoint(path).build(), held)
-        log(f"{path} on the held-out games: {json.dumps(summary['compare'][str(path)])}")
+        summary["compare"][path] = buffer_losses(other.build(), held)
+        log(f"{path} on the held-out games: {json.dumps(summary['compare'][path])}")
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary

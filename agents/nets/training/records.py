@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GameFile", "GameRecord", "PolicyTarget", "sparse_policy"]
+__all__ = ["GameFile", "GameRecord", "PolicyTarget", "generation_games", "sparse_policy"]
 
 _MIN_PROB = 1e-4  # policy entries below this are left out of a record (then renormalised)
 
@@ -176,3 +176,8 @@ class GameFile:
                 handle.write(record.to_json() + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
+
+
+def generation_games(run: str | PathLike[str], generation: int) -> GameFile:
+    """The file of a self-play run's games of ``generation`` (``games/gen-NNNN.jsonl``)."""
+    return GameFile(Path(run) / "games" / f"gen-{generation:04d}.jsonl")

@@ -62,7 +62,7 @@ from agents.nets.training.jsonl import read_rows, write_rows
 from agents.nets.training.ladder import anchors, run_ladder, write_ladder_rows
 from agents.nets.training.manifest import Manifest, StartClock
 from agents.nets.training.plots import plot_elo, plot_gate, plot_losses
-from agents.nets.training.records import GameFile, GameRecord
+from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, selfplay_worker
 from agents.nets.training.step import (
@@ -79,10 +79,6 @@ __all__ = ["game_seed", "run_selfplay", "selfplay_worker"]
 Log = Callable[[str], None]
 PROGRESS_EVERY = 10
 """Games between progress lines of the self-play phase."""
-
-
-def _games_of(out: Path, generation: int) -> GameFile:
-    return GameFile(out / "games" / f"gen-{generation:04d}.jsonl")
 
 
 class _Run:
@@ -233,7 +229,7 @@ class _Run:
     def self_play(self, g: int) -> bool:
         """Play the generation's missing games; ``False`` when the budget ran out first."""
         config = self.config
-        store = _games_of(self.out, g)
+        store = generation_games(self.out, g)
         have = store.read()
         todo = [i for i in range(config.games) if i not in have]
         if not todo:
@@ -325,7 +321,7 @@ class _Run:
         rng = restore_generators(train["generators"])
         games: list[GameRecord] = []
         for k in range(max(1, g - config.window + 1), g + 1):
-            games.extend(_games_of(self.out, k).read().values())
+            games.extend(generation_games(self.out, k).read().values())
         started = time.monotonic()
         buffer = window_buffer(games, config.net, config.rules)
         losses = []
@@ -412,7 +408,7 @@ class _Run:
 
     def finish(self, g: int) -> None:
         """Write the generation's metrics row and plots, and start the next generation."""
-        records = _games_of(self.out, g).read().values()
+        records = generation_games(self.out, g).read().values()
         current = dict(self.manifest.data.pop("current", {}))
         current.pop("ladder", None)
         before = [r for r in self.manifest.data["generations"] if r["generation"] < g]

@@ -20,6 +20,7 @@ uninterrupted one.
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from agents.nets.training.replay import ReplayBuffer
 __all__ = [
     "adamw",
     "append_metrics",
+    "cosine_lr",
     "evaluate_loss",
     "generator_state",
     "replay_step",
@@ -79,6 +81,12 @@ def restart_metrics(path: Path, key: str, upto: int) -> list[dict[str, Any]]:
 
 append_metrics = append_row
 """Append one metric row to a run's ``metrics.jsonl`` (:func:`jsonl.append_row`)."""
+
+
+def cosine_lr(peak: float, step: int, steps: int) -> float:
+    """The learning rate at ``step`` of ``steps``: a cosine decay from ``peak`` to ``peak / 10``."""
+    fraction = min(step / max(steps, 1), 1.0)
+    return peak * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * fraction)))
 
 
 def adamw(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import platform
 import sys
 import time
@@ -45,6 +44,7 @@ from agents.nets.training.data import Examples, load_sgf_dir, sample_batch
 from agents.nets.training.plots import plot_losses
 from agents.nets.training.step import (
     append_metrics,
+    cosine_lr,
     evaluate_loss,
     generator_state,
     restart_metrics,
@@ -221,12 +221,6 @@ def held_out_losses(
     return results
 
 
-def _lr_at(config: SupervisedConfig, step: int) -> float:
-    """Cosine decay from ``lr`` to ``lr / 10`` over the run."""
-    fraction = min(step / max(config.steps, 1), 1.0)
-    return config.lr * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * fraction)))
-
-
 def train_supervised(
     data: str | PathLike[str] | Examples,
     out_dir: str | PathLike[str],
@@ -311,7 +305,7 @@ def train_supervised(
         rows_idx = rng.integers(0, len(train), size=config.batch_size)
         x, moves = sample_batch(train, rows_idx, rng if config.augment else None, net_config.size)
         for group in optimizer.param_groups:
-            group["lr"] = _lr_at(config, step)
+            group["lr"] = cosine_lr(config.lr, step, config.steps)
         losses = train_step(
             net,
             optimizer,
@@ -331,7 +325,7 @@ def train_supervised(
             row: dict[str, Any] = {
                 "step": step,
                 "seconds": round(time.perf_counter() - started, 2),
-                "lr": _lr_at(config, step - 1),
+                "lr": cosine_lr(config.lr, step - 1, config.steps),
                 **{f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]},
             }
             running = []
