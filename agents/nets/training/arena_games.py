@@ -27,16 +27,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
 
+from agents.matches.records import RecordError, match_rules
 from agents.matches.results import GameOutcome, read_results
 from agents.nets.features import input_planes
 from agents.nets.model import NetConfig
 from agents.nets.training.replay import Positions, ReplayBuffer
 from go_env.dead_stones import score_without
-from go_env.rules import KoRule, Rules
+from go_env.rules import Rules
 from go_env.state import Color, GoState
 
 __all__ = ["ArenaGames", "arena_buffer", "arena_examples", "read_arena_games"]
@@ -55,13 +55,6 @@ class ArenaGames:
         self.left_out: dict[str, int] = {}
 
 
-def _rules_of(match: dict[str, object], where: Path) -> Rules:
-    rules = match.get("rules")
-    if not isinstance(rules, dict):
-        raise ValueError(f"{where}: the results header names no rules")
-    return Rules(**{**rules, "ko": KoRule(rules.get("ko", KoRule.POSITIONAL.value))})
-
-
 def read_arena_games(folders: Iterable[str | PathLike[str]]) -> ArenaGames:
     """The games of arena output folders (or results files) that can teach a network.
 
@@ -73,7 +66,10 @@ def read_arena_games(folders: Iterable[str | PathLike[str]]) -> ArenaGames:
     found = ArenaGames()
     for folder in folders:
         match, games = read_results(folder)
-        rules = _rules_of(match, Path(folder))
+        try:
+            rules = match_rules(match)
+        except RecordError as exc:
+            raise ValueError(f"{folder}: {exc}") from None
         for index in sorted(games):
             outcome = games[index]
             if outcome.ended_by != "passes":
