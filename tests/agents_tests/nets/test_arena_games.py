@@ -91,3 +91,17 @@ def test_positions_without_a_policy_target_weigh_nothing_in_the_policy_term(
     assert losses["policy"] == pytest.approx(expected, rel=1e-5)
     assert losses["policy"] > float(each.mean())  # the zero rows would have diluted it
     assert losses["ownership"] > 0
+
+
+def test_the_loss_plot_gets_a_panel_for_the_held_out_arena_games(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    from agents.nets.training.plots import plot_losses
+
+    rows = [{"step": s, "train_policy": 3.0 / s, "val_value": 1.0 / s} for s in (1, 2)]
+    plain = plot_losses(rows, tmp_path / "plain.png")
+    arena = plot_losses([{**r, "val_arena_value": 0.7} for r in rows], tmp_path / "arena.png")
+    assert plain is not None and arena is not None
+    widths = imread(arena).shape[1], imread(plain).shape[1]
+    assert widths[0] == pytest.approx(1.5 * widths[1], rel=0.01)  # three panels, not two

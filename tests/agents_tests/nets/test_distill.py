@@ -115,7 +115,7 @@ def test_fine_tuning_starts_from_a_network_and_mixes_in_arena_games(
     assert tuned["arena"] == {"positions": 12, "held_out_positions": 8}
     assert tuned["last"]["val_arena_value"] >= 0 and tuned["last"]["train_policy"] > 0
     assert "arena_value" in tuned["compare"][str(start)]
-    with pytest.raises(ValueError, match="--init .* is a 1-block, 8-filter network"):
+    with pytest.raises(ValueError, match=r"--init .* is a 1-block, 8-filter network"):
         distill(run, tmp_path / "wrong", _config(init=str(run / "best.pt")))
     with pytest.raises(ValueError, match="arena_share must be above 0 and below 1"):
         _config(arena=(folders[0],), arena_share=1.0)
