@@ -42,6 +42,7 @@ from go_env.state import Color, GoState
 __all__ = ["ArenaGames", "arena_buffer", "arena_examples", "read_arena_games"]
 
 
+@dataclasses.dataclass
 class ArenaGames:
     """The usable games of arena results folders, and what was left out.
 
@@ -50,9 +51,8 @@ class ArenaGames:
         left_out: Games left out, by reason (``"resignation"``, ``"move cap"``).
     """
 
-    def __init__(self) -> None:
-        self.games: list[tuple[Rules, GameOutcome]] = []
-        self.left_out: dict[str, int] = {}
+    games: list[tuple[Rules, GameOutcome]] = dataclasses.field(default_factory=list)
+    left_out: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def read_arena_games(folders: Iterable[str | PathLike[str]]) -> ArenaGames:

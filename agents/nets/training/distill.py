@@ -250,7 +250,8 @@ def distill(
         held = window_buffer(
             _games(run, range(config.held_out, config.held_out + 1)), plain, selfplay.rules
         )
-    arena = arena_buffer(read_arena_games(config.arena), net_config) if config.arena else None
+    arena_games = read_arena_games(config.arena)
+    arena = arena_buffer(arena_games, net_config) if config.arena else None
     arena_held = None
     if config.arena_held_out:
         plain = dataclasses.replace(net_config, ownership=False)
@@ -307,6 +308,8 @@ def distill(
     }
     if arena is not None or arena_held is not None:
         summary["arena"] = {
+            "games": len(arena_games.games),
+            "left_out": arena_games.left_out,
             "positions": 0 if arena is None else len(arena),
             "held_out_positions": 0 if arena_held is None else len(arena_held),
         }

@@ -112,7 +112,12 @@ def test_fine_tuning_starts_from_a_network_and_mixes_in_arena_games(
         ),
         compare=[start],
     )
-    assert tuned["arena"] == {"positions": 12, "held_out_positions": 8}
+    assert tuned["arena"] == {
+        "games": 3,
+        "left_out": {},
+        "positions": 12,
+        "held_out_positions": 8,
+    }
     assert tuned["last"]["val_arena_value"] >= 0 and tuned["last"]["train_policy"] > 0
     assert "arena_value" in tuned["compare"][str(start)]
     with pytest.raises(ValueError, match=r"--init .* is a 1-block, 8-filter network"):
