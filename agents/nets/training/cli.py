@@ -376,11 +376,16 @@ def _cmd_distill(args: argparse.Namespace) -> int:
             eval_every=args.eval_every,
             seed=args.seed,
             threads=args.threads,
+            init=args.init,
+            arena=tuple(args.arena),
+            arena_share=args.arena_share,
+            arena_held_out=tuple(args.arena_held_out),
             **{k: getattr(args, k) for k in options},
         )
         log = (lambda line: None) if args.quiet else log_line
         summary = distill(args.run, args.out, config, compare=args.compare, log=log)
-        return {"out": str(args.out), "last": summary["last"], "compare": summary["compare"]}
+        keys = ("last", "compare", "arena")
+        return {"out": str(args.out), **{k: summary[k] for k in keys if k in summary}}
 
     return _answer("distill", args.out, run)
 
@@ -572,9 +577,11 @@ def register(subparsers: Any) -> None:
     dis = sub.add_parser(
         "distill",
         help="train a network of another shape on a self-play run's recorded games",
-        description="Train a network from random weights on the recorded games of a self-play "
-        "run's generations (docs/nets.md, 'Distillation'): the searches' policy targets, the "
-        "results, the ownership target. Rerun the same command to resume.",
+        description="Train a network from random weights (or --init) on the recorded games of "
+        "a self-play run's generations (docs/nets.md, 'Distillation'): the searches' policy "
+        "targets, the results, the ownership target; --arena mixes in arena games against an "
+        "engine, their results and owners after its dead stones (docs/nets.md, 'Games against "
+        "GNU Go'). Rerun the same command to resume.",
     )
     dis.add_argument("run", help="the self-play run folder")
     dis.add_argument("--games", required=True, help="its generations to train on, FIRST-LAST")
@@ -593,6 +600,29 @@ def register(subparsers: Any) -> None:
     dis.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
     dis.add_argument(
         "--compare", nargs="*", default=[], help="networks to measure on the held-out games too"
+    )
+    dis.add_argument(
+        "--init", default=None, help="start from this checkpoint of the shape (default: random)"
+    )
+    dis.add_argument(
+        "--arena",
+        nargs="+",
+        default=[],
+        metavar="FOLDER",
+        help="arena output folders whose games (ended by passes) join every minibatch",
+    )
+    dis.add_argument(
+        "--arena-share",
+        type=float,
+        default=0.25,
+        help="share of each minibatch from the --arena games (default 0.25)",
+    )
+    dis.add_argument(
+        "--arena-held-out",
+        nargs="+",
+        default=[],
+        metavar="FOLDER",
+        help="arena output folders to measure the value loss on",
     )
     dis.add_argument("--quiet", action="store_true", help="no metrics lines")
     dis.set_defaults(func=_cmd_distill)

@@ -11,6 +11,12 @@ random board symmetries. AdamW, learning rate decayed by a cosine to a tenth ove
 ``gomcts train sl``). The games of a later generation, which no step trains on, measure the
 held-out losses, those of any ``compare`` network (the run's best, say) beside them.
 
+The same command fine-tunes: ``init`` starts from a network of the shape instead of random
+weights, and ``arena`` mixes into every minibatch the positions of arena games against an
+engine (:mod:`agents.nets.training.arena_games`: results and final owners after the
+referee's dead stones, no policy target), whose held-out share (``arena_held_out``) measures
+the value loss where self-play's held-out games cannot: against that engine.
+
 The output folder holds ``model.pt`` (for play: no ownership head), ``checkpoint.pt`` (also
 the optimizer, the step and the generators: a rerun with the same folder resumes exactly; it
 may raise ``steps``, and the schedule follows the new total), ``metrics.jsonl``,
@@ -30,8 +36,9 @@ import numpy as np
 import torch
 
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
-from agents.nets.model import NetConfig, PolicyValueNet
+from agents.nets.model import OWNERSHIP_PREFIX, NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
+from agents.nets.training.arena_games import arena_buffer, read_arena_games
 from agents.nets.training.plots import plot_losses
 from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.replay import ReplayBuffer
@@ -42,7 +49,7 @@ from agents.nets.training.step import (
     cosine_lr,
     evaluate_loss,
     generator_state,
-    replay_step,
+    mixed_replay_step,
     restart_metrics,
     restore_generators,
     seed_everything,
@@ -55,7 +62,14 @@ __all__ = ["DistillConfig", "buffer_losses", "distill"]
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DistillConfig:
-    """What to train on and how (``first``..``last``: the run's generations of games)."""
+    """What to train on and how (``first``..``last``: the run's generations of games).
+
+    ``init``: a checkpoint of this shape to start from instead of random weights (its
+    ownership head, if it has none, starts fresh). ``arena``: arena output folders whose games
+    (:mod:`agents.nets.training.arena_games`) make ``arena_share`` of every minibatch, with a
+    result and final owners but no policy target; ``arena_held_out``: arena folders whose
+    positions measure the value loss only.
+    """
 
     first: int
     last: int
@@ -70,6 +84,10 @@ class DistillConfig:
     eval_every: int = 1000
     seed: int = 0
     threads: int = 2
+    init: str | None = None
+    arena: tuple[str, ...] = ()
+    arena_share: float = 0.25
+    arena_held_out: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("first", "blocks", "filters", "steps", "batch_size", "eval_every"):
@@ -82,12 +100,55 @@ class DistillConfig:
             )
         if not (self.lr > 0 and self.weight_decay >= 0 and self.ownership_weight >= 0):
             raise ValueError("lr must be > 0, weight_decay and ownership_weight >= 0")
+        for name in ("arena", "arena_held_out"):
+            object.__setattr__(self, name, tuple(str(p) for p in getattr(self, name)))
+        if not 0.0 < self.arena_share < 1.0:
+            raise ValueError(
+                f"arena_share must be above 0 and below 1 (the rest of each minibatch is the "
+                f"run's games), got {self.arena_share}"
+            )
+        if self.arena and round(self.batch_size * self.arena_share) < 1:
+            raise ValueError(
+                f"arena_share {self.arena_share} of a minibatch of {self.batch_size} is no "
+                "position; raise either"
+            )
+        if self.arena and set(self.arena) & set(self.arena_held_out):
+            raise ValueError(
+                "arena and arena_held_out share a folder; hold out games no step trains on"
+            )
+
+    @property
+    def arena_rows(self) -> int:
+        """Positions of each minibatch drawn from the arena games (0 without them)."""
+        return round(self.batch_size * self.arena_share) if self.arena else 0
 
     def net(self, run: NetConfig) -> NetConfig:
         """The run's network inputs in this shape (the ownership head if trained)."""
         return dataclasses.replace(
             run, blocks=self.blocks, filters=self.filters, ownership=self.ownership_weight > 0
         )
+
+
+_ADDED_DEFAULTS = {"init": None, "arena": (), "arena_share": 0.25, "arena_held_out": ()}
+"""Settings added after the first distillations, at the values those ran with."""
+
+
+def _start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
+    """Load ``path``'s weights into ``net`` (same shape; a missing ownership head starts fresh).
+
+    Raises:
+        ValueError: When the checkpoint is a network of another shape or other inputs.
+    """
+    start = load_checkpoint(path)
+    if dataclasses.replace(start.config, ownership=config.ownership) != config:
+        raise ValueError(
+            f"--init {path} is a {start.config.blocks}-block, {start.config.filters}-filter "
+            f"network of {start.config.in_planes} input planes; this run trains "
+            f"{config.blocks} blocks, {config.filters} filters, {config.in_planes} planes"
+        )
+    missing, _ = net.load_state_dict(start.weights, strict=False)
+    if any(not name.startswith(OWNERSHIP_PREFIX) for name in missing):
+        raise ValueError(f"--init {path} lacks weights of this network: {sorted(missing)}")
 
 
 def _games(run: Path, generations: range) -> list[GameRecord]:
@@ -160,7 +221,12 @@ def distill(
     if checkpoint.exists():
         saved = load_checkpoint(checkpoint)
         state = saved.train or {}
-        same = {**state.get("config", {}), "steps": config.steps, "eval_every": config.eval_every}
+        same = {
+            **_ADDED_DEFAULTS,  # a checkpoint written before these settings existed
+            **state.get("config", {}),
+            "steps": config.steps,
+            "eval_every": config.eval_every,
+        }
         if same != dataclasses.asdict(config):
             raise ValueError(
                 f"{checkpoint} belongs to another run ({state.get('config')}); use another "
@@ -171,6 +237,9 @@ def distill(
         step, seconds = int(state["step"]), float(state["seconds"])
         rng = restore_generators(state["generators"])
         log(f"resumed at step {step}")
+    elif config.init is not None:
+        _start_from(net, net_config, config.init)
+        log(f"started from {config.init}")
     rows = restart_metrics(out / "metrics.jsonl", "step", step)
     train = window_buffer(
         _games(run, range(config.first, config.last + 1)), net_config, selfplay.rules
@@ -181,14 +250,27 @@ def distill(
         held = window_buffer(
             _games(run, range(config.held_out, config.held_out + 1)), plain, selfplay.rules
         )
+    arena_games = read_arena_games(config.arena)
+    arena = arena_buffer(arena_games, net_config) if config.arena else None
+    arena_held = None
+    if config.arena_held_out:
+        plain = dataclasses.replace(net_config, ownership=False)
+        arena_held = arena_buffer(read_arena_games(config.arena_held_out), plain)
     log(f"positions: {len(train)} to train on, {0 if held is None else len(held)} held out")
+    if arena is not None or arena_held is not None:
+        log(
+            f"arena positions: {0 if arena is None else len(arena)} to train on "
+            f"({config.arena_rows} of each minibatch), "
+            f"{0 if arena_held is None else len(arena_held)} held out"
+        )
+    draws = [(train, config.batch_size - config.arena_rows)]
+    if arena is not None:
+        draws.append((arena, config.arena_rows))
     began, running = time.perf_counter() - seconds, []
     while step < config.steps:
         for group in optimizer.param_groups:
             group["lr"] = cosine_lr(config.lr, step, config.steps)
-        running.append(
-            replay_step(net, optimizer, train, config.batch_size, rng, config.ownership_weight)
-        )
+        running.append(mixed_replay_step(net, optimizer, draws, rng, config.ownership_weight))
         step += 1
         if step % config.eval_every and step != config.steps:
             continue
@@ -196,6 +278,8 @@ def distill(
         row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
         if held is not None:
             row.update({f"val_{k}": v for k, v in buffer_losses(net, held).items()})
+        if arena_held is not None:
+            row["val_arena_value"] = buffer_losses(net, arena_held)["value"]
         seconds = time.perf_counter() - began
         row["seconds"], running = round(seconds, 1), []
         rows.append(row)
@@ -222,9 +306,19 @@ def distill(
         "last": rows[-1] if rows else None,
         "compare": {},
     }
+    if arena is not None or arena_held is not None:
+        summary["arena"] = {
+            "games": len(arena_games.games),
+            "left_out": arena_games.left_out,
+            "positions": 0 if arena is None else len(arena),
+            "held_out_positions": 0 if arena_held is None else len(arena_held),
+        }
     for path, other in compared.items():
         assert held is not None  # checked above
-        summary["compare"][path] = buffer_losses(other.build(), held)
+        built = other.build()
+        summary["compare"][path] = buffer_losses(built, held)
+        if arena_held is not None:
+            summary["compare"][path]["arena_value"] = buffer_losses(built, arena_held)["value"]
         log(f"{path} on the held-out games: {json.dumps(summary['compare'][path])}")
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary

@@ -73,17 +73,21 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
     """Plot policy and value losses against the step from metric rows.
 
     Rows hold ``step`` and any of ``train_policy``, ``train_value``, ``val_policy``,
-    ``val_value``, and ``train_ownership`` (a run with the ownership target: a third panel).
-    Returns the path written, or ``None`` without matplotlib or rows.
+    ``val_value``, ``train_ownership`` (a run with the ownership target: a third panel) and
+    ``val_arena_value`` (held-out arena games, ``gomcts train distill --arena-held-out``: a
+    panel of its own, its scale being another). Returns the path written, or ``None`` without
+    matplotlib or rows.
     """
     plt = _pyplot()
     if plt is None or not rows:
         return None
-    terms = ["policy", "value"]
+    panels = [("policy", "policy loss"), ("value", "value loss")]
     if any(r.get("train_ownership") is not None for r in rows):
-        terms.append("ownership")
-    fig, axes = plt.subplots(1, len(terms), figsize=(5 * len(terms), 4))
-    for ax, term in zip(axes, terms, strict=True):
+        panels.append(("ownership", "ownership loss"))
+    if any(r.get("val_arena_value") is not None for r in rows):
+        panels.append(("arena_value", "value loss on held-out arena games"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4))
+    for ax, (term, label) in zip(axes, panels, strict=True):
         for prefix, style in (("train", "-"), ("val", "--")):
             key = f"{prefix}_{term}"
             points = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
@@ -91,7 +95,7 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
                 xs, ys = zip(*points, strict=True)
                 ax.plot(xs, ys, style, label=prefix)
         ax.set_xlabel("step")
-        ax.set_ylabel(f"{term} loss")
+        ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend()
     return _save(plt, fig, path)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from torch.nn import functional as F
 
 from agents.nets.model import OWNERSHIP_PREFIX, PolicyValueNet
 from agents.nets.training.jsonl import append_row, read_rows, write_rows
-from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.replay import Positions, ReplayBuffer
 
 __all__ = [
     "adamw",
@@ -39,6 +40,7 @@ __all__ = [
     "cosine_lr",
     "evaluate_loss",
     "generator_state",
+    "mixed_replay_step",
     "replay_step",
     "restart_metrics",
     "restore_generators",
@@ -222,15 +224,46 @@ def replay_step(
     The ownership term is on when the buffer holds ownership and ``ownership_scale`` is above
     0 (the network then needs the head).
     """
-    batch = buffer.sample(batch_size, rng)
+    return mixed_replay_step(net, optimizer, [(buffer, batch_size)], rng, ownership_scale, device)
+
+
+def mixed_replay_step(
+    net: PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    draws: Sequence[tuple[ReplayBuffer, int]],
+    rng: np.random.Generator,
+    ownership_scale: float,
+    device: torch.device | None = None,
+) -> dict[str, float]:
+    """:func:`replay_step` on one minibatch of ``count`` positions from each ``(buffer, count)``.
+
+    Rows whose policy target is all zero (positions with a result but no search, such as
+    :mod:`agents.nets.training.arena_games`') weigh 0 in the policy term. The buffers must
+    agree on ownership. One draw is :func:`replay_step` exactly (the same generator draws).
+    """
+    batches = [buffer.sample(count, rng) for buffer, count in draws if count > 0]
+    if len(batches) == 1:
+        batch = batches[0]
+    else:
+        owners = [b.ownership for b in batches if b.ownership is not None]
+        batch = Positions(
+            np.concatenate([b.planes for b in batches]),
+            np.concatenate([b.policies for b in batches]),
+            np.concatenate([b.values for b in batches]),
+            np.concatenate(owners) if len(owners) == len(batches) else None,
+        )
     owned = batch.ownership
     tensor = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
+    weights = None
+    if len(batches) > 1:
+        weights = tensor((batch.policies.sum(axis=1) > 0).astype(np.float32))
     return train_step(
         net,
         optimizer,
         tensor(batch.planes),
         tensor(batch.policies),
         tensor(batch.values),
+        policy_weight=weights,
         ownership_target=None if owned is None or not ownership_scale else tensor(owned),
         ownership_scale=ownership_scale,
     )

@@ -76,3 +76,58 @@ def test_bad_input_is_refused_with_what_is_allowed(
     assert "expected FIRST-LAST" in capsys.readouterr().err
     assert gomcts([*args, "--games", "1", "--held-out", "2", "--steps", "2", "--blocks", "1"]) == 0
     assert json.loads(capsys.readouterr().out)["last"]["step"] == 2
+
+
+def test_fine_tuning_starts_from_a_network_and_mixes_in_arena_games(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from game_support import game_outcome
+
+    from agents.matches.results import ResultsFile
+
+    folders = []
+    for name, games in (("train", 3), ("held", 2)):
+        results = ResultsFile(
+            tmp_path / name / "results.jsonl",
+            {"agent_a": "a", "agent_b": "b", "rules": {"size": 5, "komi": 7.5}},
+        )
+        results.load()
+        for i in range(games):  # White's corner stone dead: a Black win
+            results.append(game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5))
+        results.close()
+        folders.append(str(tmp_path / name))
+    base = distill(run, tmp_path / "base", _config())
+    start = tmp_path / "base" / "checkpoint.pt"
+    still = distill(run, tmp_path / "still", _config(init=str(start), lr=1e-12))
+    before, after = load_checkpoint(start).weights, load_checkpoint(tmp_path / "still" / "model.pt")
+    learned = [n for n in after.weights if "running_" not in n and "num_batches" not in n]
+    for name in learned:  # a vanishing step leaves the start's weights
+        assert torch.allclose(after.weights[name], before[name], atol=1e-6), name
+    assert still["last"]["step"] == base["last"]["step"]
+    tuned = distill(
+        run,
+        tmp_path / "tuned",
+        _config(
+            init=str(start), arena=(folders[0],), arena_share=0.5, arena_held_out=(folders[1],)
+        ),
+        compare=[start],
+    )
+    assert tuned["arena"] == {
+        "games": 3,
+        "left_out": {},
+        "positions": 12,
+        "held_out_positions": 8,
+    }
+    assert tuned["last"]["val_arena_value"] >= 0 and tuned["last"]["train_policy"] > 0
+    assert "arena_value" in tuned["compare"][str(start)]
+    with pytest.raises(ValueError, match=r"--init .* is a 1-block, 8-filter network"):
+        distill(run, tmp_path / "wrong", _config(init=str(run / "best.pt")))
+    with pytest.raises(ValueError, match="arena_share must be above 0 and below 1"):
+        _config(arena=(folders[0],), arena_share=1.0)
+    with pytest.raises(ValueError, match="hold out games no step trains on"):
+        _config(arena=(folders[0],), arena_held_out=(folders[0],))
+    args = ["train", "distill", str(run), "--games", "1", "--out", str(tmp_path / "cli")]
+    more = ["--blocks", "2", "--filters", "4", "--init", str(start), "--arena", folders[0]]
+    more += ["--arena-held-out", folders[1]]
+    assert gomcts([*args, "--held-out", "2", "--steps", "2", *more, "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["arena"]["positions"] == 12
