@@ -107,10 +107,11 @@ class DistillConfig:
                 f"arena_share must be above 0 and below 1 (the rest of each minibatch is the "
                 f"run's games), got {self.arena_share}"
             )
-        if self.arena and round(self.batch_size * self.arena_share) < 1:
+        if self.arena and not 1 <= round(self.batch_size * self.arena_share) < self.batch_size:
             raise ValueError(
-                f"arena_share {self.arena_share} of a minibatch of {self.batch_size} is no "
-                "position; raise either"
+                f"arena_share {self.arena_share} of a minibatch of {self.batch_size} leaves "
+                "no position to the arena games or none to the run's; choose a share that "
+                "gives each at least one"
             )
         if self.arena and set(self.arena) & set(self.arena_held_out):
             raise ValueError(

@@ -124,6 +124,8 @@ def test_fine_tuning_starts_from_a_network_and_mixes_in_arena_games(
         distill(run, tmp_path / "wrong", _config(init=str(run / "best.pt")))
     with pytest.raises(ValueError, match="arena_share must be above 0 and below 1"):
         _config(arena=(folders[0],), arena_share=1.0)
+    with pytest.raises(ValueError, match="leaves no position to the arena games or none"):
+        _config(arena=(folders[0],), arena_share=0.9, batch_size=2)
     with pytest.raises(ValueError, match="hold out games no step trains on"):
         _config(arena=(folders[0],), arena_held_out=(folders[0],))
     args = ["train", "distill", str(run), "--games", "1", "--out", str(tmp_path / "cli")]
