@@ -12,7 +12,8 @@ counting. This module supplies both halves for Python callers (the GTP engine's
   search also uses to score finished games with ``end_scoring="remove_dead"``. The estimate
   is reliable for settled positions and cannot recognise seki (both sides die in random
   playouts about equally often).
-* :func:`score_without` is the Tromp-Taylor area score after removing given stones.
+* :func:`score_without` is the Tromp-Taylor area score after removing given stones, and
+  :func:`owners_without` the owner of every point under that count.
 """
 
 from __future__ import annotations
@@ -21,12 +22,19 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from go_env.kernels import HEADER, area, mark_dead, seed_rng
+from go_env.kernels import HEADER, area, area_owners, mark_dead, seed_rng
 from go_env.kernels import ownership as ownership_kernel
-from go_env.state import GoState
+from go_env.state import CompiledState, GoState
 from go_env.validation import check_int
 
-__all__ = ["chains", "estimate_dead", "ownership", "result_string", "score_without"]
+__all__ = [
+    "chains",
+    "estimate_dead",
+    "owners_without",
+    "ownership",
+    "result_string",
+    "score_without",
+]
 
 
 def ownership(state: GoState, playouts: int = 64, seed: int = 0) -> np.ndarray:
@@ -81,8 +89,8 @@ def estimate_dead(state: GoState, playouts: int = 64, seed: int = 0) -> list[int
     return [int(p) for p in np.flatnonzero(dead)]
 
 
-def score_without(state: GoState, dead: Iterable[int]) -> float:
-    """Tromp-Taylor area score (Black - White - komi) after removing the ``dead`` stones.
+def _without(state: GoState, dead: Iterable[int]) -> CompiledState:
+    """A snapshot of ``state`` with the ``dead`` stones taken off the board.
 
     Raises:
         ValueError: When a point of ``dead`` is not a stone on the board.
@@ -96,8 +104,33 @@ def score_without(state: GoState, dead: Iterable[int]) -> float:
                 f"dead stone {p} is not a stone on the {state.size}x{state.size} board"
             )
         vector[HEADER + p] = 0
-    black, white = area(vector, compiled.geometry.nbr)
+    return compiled
+
+
+def score_without(state: GoState, dead: Iterable[int]) -> float:
+    """Tromp-Taylor area score (Black - White - komi) after removing the ``dead`` stones.
+
+    Raises:
+        ValueError: When a point of ``dead`` is not a stone on the board.
+    """
+    cleared = _without(state, dead)
+    black, white = area(cleared.vector, cleared.geometry.nbr)
     return float(black - white) - float(state.rules.komi)
+
+
+def owners_without(state: GoState, dead: Iterable[int]) -> np.ndarray:
+    """The owner of every point under :func:`score_without`'s count, ``int8 (N*N,)``.
+
+    :meth:`GoState.area_owners` once the ``dead`` stones are removed: 1 Black, -1 White, 0
+    neither; the owners sum to ``score_without(state, dead) + komi``.
+
+    Raises:
+        ValueError: When a point of ``dead`` is not a stone on the board.
+    """
+    cleared = _without(state, dead)
+    owners = np.zeros(state.size * state.size, dtype=np.int8)
+    area_owners(cleared.vector, cleared.geometry.nbr, owners)
+    return owners
 
 
 def result_string(score: float) -> str:

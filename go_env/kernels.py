@@ -8,7 +8,8 @@ the private :mod:`go_env._core` package:
 * ``check_local(s, nbr, p, color, allow_suicide)``: ``LEGAL`` or a reason code, without superko.
 * ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
 * ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area.
-* ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area.
+* ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area; ``area_owners(s, nbr, owners)``
+  fills each point's owner under that count.
 * ``area_without_dead(s, nbr, diag, zob, playouts, rng, work, owned)``: the area after
   removing the stones that random-playout ownership judges dead; ``ownership(...)`` and
   ``mark_dead(s, owned, dead)`` are its two halves (:mod:`go_env._core.ownership`).
@@ -44,7 +45,7 @@ from go_env._core.layout import (
 )
 from go_env._core.ownership import area_without_dead, mark_dead, ownership
 from go_env._core.playout import is_own_eye, next_random, random_playout, seed_rng
-from go_env._core.scoring import area
+from go_env._core.scoring import area, area_owners
 
 __all__ = [
     "HEADER",
@@ -64,6 +65,7 @@ __all__ = [
     "R_SUPERKO",
     "Geometry",
     "area",
+    "area_owners",
     "area_without_dead",
     "candidate_hash",
     "check_local",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env.dead_stones import estimate_dead, ownership, score_without
+from go_env.dead_stones import estimate_dead, owners_without, ownership, score_without
 from go_env.kernels import area, area_without_dead, mark_dead, seed_rng
 from go_env.rules import Rules
 from go_env.state import Color, GoState
@@ -84,3 +84,15 @@ def test_mark_dead_uses_the_sign_of_each_chain_total():
 def test_ownership_refuses_a_bad_playout_count():
     with pytest.raises(ValueError, match="playouts must be a positive int"):
         ownership(settled(), playouts=0)
+
+
+def test_owners_without_dead_stones_match_the_score_without_them() -> None:
+    state = GoState(Rules(size=5, komi=0.5))
+    for move in (12, 0, 25):  # Black centre, White corner, Black passes
+        state.play(move)
+    owners = owners_without(state, [0])
+    assert (owners == 1).all()  # the corner stone gone, Black's stone reaches every point
+    assert owners.sum() == score_without(state, [0]) + 0.5
+    assert owners_without(state, []).tolist() == state.area_owners().tolist()
+    with pytest.raises(ValueError, match="dead stone 3 is not a stone"):
+        owners_without(state, [3])

@@ -35,7 +35,7 @@ from agents.matches.results import GameOutcome, read_results
 from agents.nets.features import input_planes
 from agents.nets.model import NetConfig
 from agents.nets.training.replay import Positions, ReplayBuffer
-from go_env.dead_stones import score_without
+from go_env.dead_stones import owners_without, score_without
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -105,17 +105,8 @@ def arena_examples(outcome: GameOutcome, net: NetConfig, rules: Rules) -> Positi
     values = (black * sides).astype(np.float32)
     ownership = None
     if net.ownership:
-        ownership = sides[:, None] * _owners_without(state, outcome.dead)[None, :]
+        ownership = sides[:, None] * owners_without(state, outcome.dead)[None, :]
     return Positions(planes, policies, values, ownership)
-
-
-def _owners_without(state: GoState, dead: Iterable[int]) -> np.ndarray:
-    """The area owner of every point once the ``dead`` stones are taken off the board."""
-    board = state.board.reshape(-1).copy()
-    board[list(dead)] = 0
-    cleared = GoState(dataclasses.replace(state.rules, handicap=0))
-    cleared.place_stones(np.flatnonzero(board == 1).tolist(), np.flatnonzero(board == 2).tolist())
-    return cleared.area_owners()
 
 
 def arena_buffer(games: ArenaGames, net: NetConfig) -> ReplayBuffer:

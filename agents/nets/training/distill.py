@@ -245,9 +245,9 @@ def distill(
     train = window_buffer(
         _games(run, range(config.first, config.last + 1)), net_config, selfplay.rules
     )
+    plain = dataclasses.replace(net_config, ownership=False)  # held-out positions: no owners
     held = None
     if config.held_out is not None:
-        plain = dataclasses.replace(net_config, ownership=False)
         held = window_buffer(
             _games(run, range(config.held_out, config.held_out + 1)), plain, selfplay.rules
         )
@@ -255,7 +255,6 @@ def distill(
     arena = arena_buffer(arena_games, net_config) if config.arena else None
     arena_held = None
     if config.arena_held_out:
-        plain = dataclasses.replace(net_config, ownership=False)
         arena_held = arena_buffer(read_arena_games(config.arena_held_out), plain)
     log(f"positions: {len(train)} to train on, {0 if held is None else len(held)} held out")
     if arena is not None or arena_held is not None:
