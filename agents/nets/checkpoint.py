@@ -78,7 +78,7 @@ SHIPPED_MODELS = {
 self-play network of Li & Lim's shape; ``strong-9x9``, the best network so far of the
 self-play line that starts from the supervised one; ``strong-9x9-b6``, a larger network
 (6 blocks of 48 filters) distilled from that line's games and taught by games against GNU Go,
-the strongest at a given time per move (``docs/nets.md`` says how each was made)."""
+which beats ``strong-9x9`` at half its simulations (``docs/nets.md`` says how each was made)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
