@@ -71,12 +71,14 @@ SHIPPED_MODELS = {
     "supervised": SHIPPED_MODEL,
     "paper-9x9": "paper-9x9.pt.gz",
     "strong-9x9": "strong-9x9.pt.gz",
+    "strong-9x9-b6": "strong-9x9-b6.pt.gz",
 }
 """The names a ``model`` option takes for a network shipped in ``agents/nets/models/``:
 ``default`` and ``supervised``, the network that imitates GNU Go; ``paper-9x9``, the
 self-play network of Li & Lim's shape; ``strong-9x9``, the best network so far of the
-self-play line that starts from the supervised one (``docs/nets.md`` says how each was
-made)."""
+self-play line that starts from the supervised one; ``strong-9x9-b6``, a larger network
+(6 blocks of 48 filters) distilled from that line's games and taught by games against GNU Go,
+which beats ``strong-9x9`` at half its simulations (``docs/nets.md`` says how each was made)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 
 

@@ -195,6 +195,7 @@ def test_shipped_names_resolve(tmp_path, monkeypatch):
     assert resolve_model_path("default") == shipped_model_path("supervised")
     assert resolve_model_path("paper-9x9") == shipped_model_path("paper-9x9")
     assert resolve_model_path("strong-9x9") == shipped_model_path("strong-9x9")
+    assert resolve_model_path("strong-9x9-b6") == shipped_model_path("strong-9x9-b6")
     monkeypatch.chdir(tmp_path)
     assert resolve_model_path("./paper-9x9").resolve() == tmp_path / "paper-9x9"
     with pytest.raises(ValueError, match="no shipped network is called 'x'; the shipped ones"):
@@ -230,6 +231,14 @@ def _shipped_packed_network_that_was_checked_and_plays(name: str):  # type: igno
 def test_the_shipped_strong_network_has_the_supervised_inputs_and_was_checked():
     checkpoint = _shipped_packed_network_that_was_checked_and_plays("strong-9x9")
     assert checkpoint.config == load_checkpoint("supervised").config  # its start's shape, inputs
+
+
+def test_the_shipped_b6_network_is_larger_with_the_supervised_inputs_and_was_checked():
+    checkpoint = _shipped_packed_network_that_was_checked_and_plays("strong-9x9-b6")
+    supervised = load_checkpoint("supervised").config
+    assert (checkpoint.config.blocks, checkpoint.config.filters) == (6, 48)
+    assert checkpoint.config.tactical and checkpoint.config.history == supervised.history
+    assert not checkpoint.config.ownership  # the training-only head is left behind
 
 
 def test_the_shipped_paper_network_is_the_papers_shape_and_was_checked():
