@@ -51,15 +51,21 @@ _POLL = 1.0
 
 
 class _Dispenser:
-    """The indices still to play, in order, and which worker took which."""
+    """The indices still to play, in order, and which worker took which.
+
+    A dead worker is *retired* when its indices are given back: a call of its ``take`` that
+    was still on its way when it died (calls from different callers arrive in no set order)
+    gets nothing, so it cannot take back an index that was just put back for the others.
+    """
 
     def __init__(self, indices: list[int]) -> None:
         self._queue = deque(indices)
         self._taken: dict[int, list[int]] = {}
+        self._retired: set[int] = set()
 
     def take(self, worker: int) -> int | None:
-        """The next index for ``worker`` (``None``: there is none left)."""
-        if not self._queue:
+        """The next index for ``worker`` (``None``: there is none left, or it is retired)."""
+        if not self._queue or worker in self._retired:
             return None
         index = self._queue.popleft()
         self._taken.setdefault(worker, []).append(index)
@@ -70,11 +76,12 @@ class _Dispenser:
         self._queue.clear()
 
     def give_back(self, worker: int, finished: list[int]) -> tuple[list[int], int]:
-        """Put the indices ``worker`` took and did not finish back at the front.
+        """Put the indices ``worker`` took and did not finish back at the front; retire it.
 
         Returns:
             Those indices, and how many indices are now waiting.
         """
+        self._retired.add(worker)
         done = set(finished)
         lost = [i for i in self._taken.pop(worker, []) if i not in done]
         self._queue.extendleft(reversed(lost))

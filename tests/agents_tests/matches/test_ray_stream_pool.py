@@ -68,6 +68,31 @@ def test_a_killed_worker_is_replaced_and_its_games_played_again(ray: Any) -> Non
         assert _played(game) == _played(play_match_game(config, game.index))
 
 
+def test_a_take_of_a_killed_worker_that_arrives_late_takes_nothing(ray: Any) -> None:
+    """The race of a worker killed while asking for its next index: its call reaches the
+    dispenser after the driver has put its games back. Played here on purpose, right after
+    the give-back: the late call must not take a game back for the dead worker."""
+    config = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
+    pool = _pool(config)
+    late: list[Any] = []
+    replace = pool._replace
+
+    def replace_then_take_late(name: int, exc: BaseException) -> None:
+        replace(name, exc)
+        late.append(ray.get(pool._dispenser.take.remote(name)))
+
+    pool._replace = replace_then_take_late
+    try:
+        games = pool.games(range(config.games))
+        got = [next(games)]
+        ray.kill(next(iter(pool._actors.values())))
+        got += list(games)
+    finally:
+        pool.close()
+    assert late == [None]
+    assert sorted(g.index for g in got) == list(range(config.games))
+
+
 def test_workers_that_keep_dying_fail_the_pool(ray: Any) -> None:
     config = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
     pool = _pool(config, max_restarts=0)
