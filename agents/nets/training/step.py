@@ -65,7 +65,8 @@ def restore_generators(state: dict[str, Any]) -> np.random.Generator:
     """Restore :func:`generator_state`'s generators; return the numpy generator."""
     rng = np.random.default_rng()
     rng.bit_generator.state = state["numpy"]
-    torch.set_rng_state(state["torch"])
+    # torch's generator is the CPU's, whichever device the checkpoint was loaded onto
+    torch.set_rng_state(state["torch"].cpu())
     return rng
 
 

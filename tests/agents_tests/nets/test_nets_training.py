@@ -17,7 +17,12 @@ from agents.nets.training.data import examples_from_record, load_sgf_dir, result
 from agents.nets.training.gnugo_games import RANDOM_OPENING_TAG
 from agents.nets.training.replay import ReplayBuffer
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import evaluate_loss, train_step
+from agents.nets.training.step import (
+    evaluate_loss,
+    generator_state,
+    restore_generators,
+    train_step,
+)
 from agents.nets.training.supervised import SupervisedConfig, held_out_losses, train_supervised
 from go_env.sgf import load_sgf, record_from_state, save_sgf
 
@@ -210,6 +215,29 @@ def test_held_out_losses_reproduce_the_runs_validation_metrics(sgf_dir, tmp_path
     save_checkpoint(other_size, PolicyValueNet(NetConfig(size=7, blocks=1, filters=8, history=2)))
     with pytest.raises(ValueError, match="one board size"):
         held_out_losses([model, other_size], sgf_dir, share=0.2, seed=3)
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        "cpu",
+        pytest.param(
+            "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA")
+        ),
+    ],
+)
+def test_generators_restore_from_a_checkpoint_loaded_onto_any_device(tmp_path, device):
+    """A trainer's state loaded onto the training device (``map_location="cuda"``) moves
+    torch's generator state there too; restoring it must still work, and replay the draws."""
+    torch.manual_seed(5)
+    rng = np.random.default_rng(5)
+    path = tmp_path / "state.pt"
+    torch.save({"generators": generator_state(rng)}, path)
+    expected = (rng.random(3), torch.rand(3))
+    state = torch.load(path, map_location=device, weights_only=False)["generators"]
+    restored = restore_generators(state)
+    assert np.array_equal(restored.random(3), expected[0])
+    assert torch.equal(torch.rand(3), expected[1])
 
 
 def test_replay_buffer_ring_and_round_trip(tmp_path):
