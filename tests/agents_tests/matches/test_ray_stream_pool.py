@@ -53,27 +53,34 @@ def test_the_games_are_those_one_process_plays_alone(ray: Any) -> None:
     }
 
 
-def test_a_killed_worker_is_replaced_and_its_games_played_again(ray: Any) -> None:
-    config = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
-    pool = _pool(config)
+KILLED = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
+"""A match long enough that a worker killed after the first game has games in flight."""
+
+
+def _games_with_a_worker_killed(ray: Any, pool: Any) -> list[GameOutcome]:
+    """``KILLED``'s games from ``pool``, one of its workers killed after the first game."""
     try:
-        games = pool.games(range(config.games))
+        games = pool.games(range(KILLED.games))
         got = [next(games)]
         ray.kill(next(iter(pool._actors.values())))  # its process ends with games in flight
         got += list(games)
     finally:
         pool.close()
-    assert sorted(g.index for g in got) == list(range(config.games))  # each once, none lost
+    return got
+
+
+def test_a_killed_worker_is_replaced_and_its_games_played_again(ray: Any) -> None:
+    got = _games_with_a_worker_killed(ray, _pool(KILLED))
+    assert sorted(g.index for g in got) == list(range(KILLED.games))  # each once, none lost
     for game in got:
-        assert _played(game) == _played(play_match_game(config, game.index))
+        assert _played(game) == _played(play_match_game(KILLED, game.index))
 
 
 def test_a_take_of_a_killed_worker_that_arrives_late_takes_nothing(ray: Any) -> None:
     """The race of a worker killed while asking for its next index: its call reaches the
     dispenser after the driver has put its games back. Played here on purpose, right after
     the give-back: the late call must not take a game back for the dead worker."""
-    config = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
-    pool = _pool(config)
+    pool = _pool(KILLED)
     late: list[Any] = []
     replace = pool._replace
 
@@ -82,22 +89,15 @@ def test_a_take_of_a_killed_worker_that_arrives_late_takes_nothing(ray: Any) -> 
         late.append(ray.get(pool._dispenser.take.remote(name)))
 
     pool._replace = replace_then_take_late
-    try:
-        games = pool.games(range(config.games))
-        got = [next(games)]
-        ray.kill(next(iter(pool._actors.values())))
-        got += list(games)
-    finally:
-        pool.close()
+    got = _games_with_a_worker_killed(ray, pool)
     assert late == [None]
-    assert sorted(g.index for g in got) == list(range(config.games))
+    assert sorted(g.index for g in got) == list(range(KILLED.games))
 
 
 def test_workers_that_keep_dying_fail_the_pool(ray: Any) -> None:
-    config = dataclasses.replace(CONFIG, agent_a="mcts:sims=24", games=10)
-    pool = _pool(config, max_restarts=0)
+    pool = _pool(KILLED, max_restarts=0)
     try:
-        games = pool.games(range(config.games))
+        games = pool.games(range(KILLED.games))
         next(games)
         ray.kill(next(iter(pool._actors.values())))
         with pytest.raises(WorkerError, match="died too often"):
