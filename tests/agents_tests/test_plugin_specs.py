@@ -172,7 +172,7 @@ def test_config_accepts_specs_and_instances() -> None:
 def test_unknown_evaluator_suggests_names() -> None:
     with pytest.raises(PluginNotFoundError, match=r"unknown leaf evaluator 'rollut'.*'rollout'"):
         MCTSConfig(evaluator="rollut")
-    with pytest.raises(SpecError, match="evaluator 'rollout' has no parameter 'x'; allowed: none"):
+    with pytest.raises(SpecError, match="evaluator 'rollout' has no parameter 'x'; allowed: playout"):
         agent_config("mcts:evaluator=rollout:x=1")
     with pytest.raises(SpecError, match=r"lam must be a number in \[0, 1\]"):
         agent_config('mcts:evaluator="mix:value=rollout,lam=2"')
