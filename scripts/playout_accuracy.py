@@ -10,7 +10,8 @@ fp32), each from the side to move, and scores them against the game's result fro
 (+1 won, -1 lost):
 
 * the squared error of the playouts' mean, of the network's value, and of the expected leaf
-  value of the strong setting's mix, ``(1 - lam) v_net + lam * mean`` (``--lam``, 0.5);
+  value of the strong setting's mix, ``(1 - lam) v_net + lam * mean`` (``--lam``, 0.5; give
+  several to compare them);
 * the same in the games agent A lost, where A's network misjudged the position;
 * the microseconds a playout took.
 
@@ -61,12 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--playouts", type=int, default=32, help="playouts a position (32)")
     parser.add_argument("--first", type=int, default=16, help="first move sampled (16)")
     parser.add_argument("--every", type=int, default=8, help="moves between samples (8)")
-    parser.add_argument("--lam", type=float, default=0.5, help="the mix's playout weight (0.5)")
+    parser.add_argument(
+        "--lam", type=float, nargs="+", default=[0.5], help="the mix's playout weights (0.5)"
+    )
     parser.add_argument("--seed", type=int, default=7, help="seed of the playouts (7)")
     args = parser.parse_args(argv)
     if args.playouts < 1 or args.every < 1 or args.first < 0:
         parser.error("--playouts and --every must be >= 1 and --first >= 0")
-    if not 0 <= args.lam <= 1:
+    if not all(0 <= lam <= 1 for lam in args.lam):
         parser.error(f"--lam must be in [0, 1], got {args.lam}")
     from agents.nets.evaluator import NetEvaluator
 
@@ -115,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         mean = np.array(values_of)
         micro = 1e6 * seconds[policy] / (args.playouts * len(y))
         print(f"{policy} playouts: squared error {errors(mean)}, {micro:.0f} us a playout")
-        mixed = (1 - args.lam) * net + args.lam * mean
-        print(f"  mixed with the network at lam={args.lam:g}: {errors(mixed)}")
+        for lam in args.lam:
+            mixed = (1 - lam) * net + lam * mean
+            print(f"  mixed with the network at lam={lam:g}: {errors(mixed)}")
     return 0
 
 
