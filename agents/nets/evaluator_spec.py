@@ -92,6 +92,11 @@ class NetEvaluatorConfig:
         check_device(self.device)
         check_precision(self.precision)
         check_playout(self.playout)
+        if self.playout != "light" and self.lam == 0:
+            raise ValueError(
+                f"playout={self.playout} sets the policy of the rollouts mixed in with lam > 0, "
+                "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop playout="
+            )
         if self.sha256 and not _DIGEST_PREFIX.match(self.sha256):
             raise ValueError(
                 f"sha256 must be 12 to 64 lower-case hex digits (a SHA-256 or its start), "

@@ -180,6 +180,8 @@ def test_unknown_evaluator_suggests_names() -> None:
         agent_config("mcts:evaluator=rollout:playout=fast")
     with pytest.raises(SpecError, match=bad_playout):
         agent_config('mcts:evaluator="net:lam=0.5,playout=fast"')
+    with pytest.raises(SpecError, match=r"playout=heavy sets the policy .* and lam is 0"):
+        agent_config('mcts:evaluator="net:playout=heavy"')
     with pytest.raises(SpecError, match=r"lam must be a number in \[0, 1\]"):
         agent_config('mcts:evaluator="mix:value=rollout,lam=2"')
 
