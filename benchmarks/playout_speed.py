@@ -6,6 +6,9 @@ Cases (one process, one thread each):
 * ``kernels.random_playout in a numba loop``: the raw kernel of :mod:`go_env.kernels` called
   from a compiled loop that copies the empty-board vector before each playout; it also counts
   the moves of each playout (passes included), giving the average playout length.
+* ``kernels.heavy_playout in a numba loop``: the same loop with the heavy playout (the last
+  move's captures and escapes first, no self-atari; :mod:`go_env._core.heavy_playout`), and
+  its ratio to the light kernel's playouts/s (no target: what ``playout=heavy`` costs).
 * ``OpenSpiel go, Python API``: random games with ``state.legal_actions()`` and
   ``state.apply_action`` driven from Python by a seeded ``random.Random``; a peer for moves/s.
 
@@ -52,7 +55,7 @@ from common import (
 from numba import njit
 
 from go_env import GoState, Rules
-from go_env.kernels import H_MOVES, random_playout, seed_rng
+from go_env.kernels import H_MOVES, heavy_playout, random_playout, seed_rng
 
 __all__ = ["TARGET_PLAYOUTS", "main"]
 
@@ -61,17 +64,21 @@ TARGET_PLAYOUTS = 20_000.0
 
 API = "GoState.random_playout"
 KERNEL = "kernels.random_playout in a numba loop"
+HEAVY = "kernels.heavy_playout in a numba loop"
 PEER = "OpenSpiel go, Python API"
 
 
 @njit(cache=True)
-def _playout_batch(start, nbr, diag, zob, max_moves, rng, count):  # pragma: no cover - compiled
-    """Run ``count`` playouts from a copy of ``start``; return the total number of moves."""
+def _playout_batch(start, nbr, diag, zob, max_moves, rng, count, heavy):  # pragma: no cover
+    """Run ``count`` playouts (heavy or light) from a copy of ``start``; return their moves."""
     work = start.copy()
     moves = 0
     for _ in range(count):
         work[:] = start
-        random_playout(work, nbr, diag, zob, max_moves, rng)
+        if heavy:
+            heavy_playout(work, nbr, diag, zob, max_moves, rng)
+        else:
+            random_playout(work, nbr, diag, zob, max_moves, rng)
         moves += work[H_MOVES] - start[H_MOVES]
     return moves
 
@@ -90,7 +97,7 @@ def _api_case(rules: Rules, seconds: float) -> Sample:
     return clock.sample(playouts)
 
 
-def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int) -> Sample:
+def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int, heavy: bool) -> Sample:
     compiled = GoState(rules).compiled()
     geo = compiled.geometry
     rng = seed_rng(seed)
@@ -101,7 +108,14 @@ def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int) -> Sample:
         while time.perf_counter() < end:
             moves += int(
                 _playout_batch(
-                    compiled.vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng, batch
+                    compiled.vector,
+                    geo.nbr,
+                    geo.diag,
+                    geo.zobrist,
+                    compiled.move_limit,
+                    rng,
+                    batch,
+                    heavy,
                 )
             )
             playouts += batch
@@ -161,7 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     def make_cases(secs: float) -> list[Case]:
         cases = [
             Case(API, "playouts/s", lambda: _api_case(rules, secs)),
-            Case(KERNEL, "playouts/s", lambda: _kernel_case(rules, secs, args.seed, args.batch)),
+            Case(
+                KERNEL,
+                "playouts/s",
+                lambda: _kernel_case(rules, secs, args.seed, args.batch, False),
+            ),
+            Case(
+                HEAVY,
+                "playouts/s",
+                lambda: _kernel_case(rules, secs, args.seed, args.batch, True),
+            ),
         ]
         if pyspiel is not None:
             cases.append(
@@ -180,13 +203,25 @@ def main(argv: list[str] | None = None) -> int:
 
     kernel = series[KERNEL]
     length = kernel.extra_total("moves") / kernel.units_total()
+    heavy = series[HEAVY]
     rows = [
         series_row(series[API], "not counted", "not counted"),
         series_row(
             kernel, f"{length:.1f}", format_rate(statistics.median(kernel.extra_rates("moves")))
         ),
+        series_row(
+            heavy,
+            f"{heavy.extra_total('moves') / heavy.units_total():.1f}",
+            format_rate(statistics.median(heavy.extra_rates("moves"))),
+        ),
     ]
-    ratios = []
+    heavy_ratio = Ratio(
+        f"{HEAVY} playouts/s",
+        f"{KERNEL} playouts/s",
+        [a / b for a, b in zip(heavy.rates, kernel.rates, strict=True)],
+        [a / b for a, b in zip(heavy.cpu_rates, kernel.cpu_rates, strict=True)],
+    )
+    ratios = [heavy_ratio]
     if PEER in series:
         peer = series[PEER]
         rows.append(
@@ -211,10 +246,14 @@ def main(argv: list[str] | None = None) -> int:
         [*SERIES_HEADER, "avg length", "moves/s"],
         rows,
     )
-    if ratios:
+    print(
+        f"playouts/s, heavy / light kernel (no target): {ratio_cell(heavy_ratio)}; "
+        f"per CPU-second {cpu_ratio_cell(heavy_ratio)}"
+    )
+    if len(ratios) > 1:
         print(
-            f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[0])}; "
-            f"per CPU-second {cpu_ratio_cell(ratios[0])}"
+            f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[1])}; "
+            f"per CPU-second {cpu_ratio_cell(ratios[1])}"
         )
     report.add_section(
         "playouts",

@@ -7,7 +7,9 @@ the private :mod:`go_env._core` package:
 * ``play(s, nbr, zob, move)``: play for the player to move, no validation; ``move == P`` passes.
 * ``check_local(s, nbr, p, color, allow_suicide)``: ``LEGAL`` or a reason code, without superko.
 * ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
-* ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area.
+* ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area;
+  ``heavy_playout`` (same arguments) answers the last move's ataris and plays no self-atari
+  (:mod:`go_env._core.heavy_playout`).
 * ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area; ``area_owners(s, nbr, owners)``
   fills each point's owner under that count.
 * ``area_without_dead(s, nbr, diag, zob, playouts, rng, work, owned)``: the area after
@@ -29,6 +31,7 @@ from go_env._core.board import (
     check_local,
     play,
 )
+from go_env._core.heavy_playout import heavy_playout
 from go_env._core.layout import (
     H_HASH,
     H_KO,
@@ -70,6 +73,7 @@ __all__ = [
     "candidate_hash",
     "check_local",
     "geometry",
+    "heavy_playout",
     "is_own_eye",
     "mark_dead",
     "next_random",

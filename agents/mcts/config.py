@@ -272,11 +272,11 @@ class MCTSConfig:
         return self.backup
 
     def make_evaluator(self) -> Evaluator | None:
-        """A new leaf evaluator of :attr:`evaluator`; ``None`` for rollouts (the search's own).
+        """A new leaf evaluator of :attr:`evaluator`; ``None`` for light rollouts (the search's).
 
         Any other evaluator is seeded from :attr:`seed` (symmetry draws, rollouts...).
         """
-        if isinstance(self.evaluator, RolloutEvaluatorConfig):
+        if isinstance(self.evaluator, RolloutEvaluatorConfig) and self.evaluator.playout == "light":
             return None  # the search seeds its own rollouts (seeded games stay the same)
         seed = None
         if self.seed is not None:

@@ -11,7 +11,8 @@ agent's rollout value scale (:class:`~agents.mcts.config.MCTSConfig`), for evalu
 rollouts. Built-ins, declared in our ``pyproject.toml`` exactly as a third-party distribution
 declares its own:
 
-* ``rollout`` (:class:`RolloutEvaluatorConfig`): random rollouts, uniform priors;
+* ``rollout`` (:class:`RolloutEvaluatorConfig`): random rollouts, uniform priors
+  (``rollout:playout=heavy`` for the heavy playout policy);
 * ``net`` (:class:`agents.nets.evaluator_spec.NetEvaluatorConfig`): a policy/value network
   (the ``nets`` extra), found through its entry point so that ``agents.mcts`` never imports
   ``agents.nets``;
@@ -26,11 +27,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents.mcts.evaluators import Evaluator, MixedEvaluator, RolloutEvaluator
+from agents.mcts.evaluators import Evaluator, MixedEvaluator, RolloutEvaluator, check_playout
 from agents.plugins import Registry, plugin_field, resolve_plugin_fields
 
 __all__ = [
@@ -79,16 +80,25 @@ def make_evaluator(spec: str | Any) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class RolloutEvaluatorConfig:
-    """``rollout``: one compiled uniform random playout per leaf, uniform priors.
+    """``rollout``: one compiled playout per leaf, uniform priors.
 
-    No options: the value scale is the agent's ``score_scale``. The ``mcts`` agent lets its
-    search seed this evaluator (:class:`~agents.mcts.search.Search`), as before plugins existed,
-    so that seeded games stay the same.
+    The value scale is the agent's ``score_scale``. With the light playout the ``mcts`` agent
+    lets its search seed this evaluator (:class:`~agents.mcts.search.Search`), as before plugins
+    existed, so that seeded games stay the same.
+
+    Args:
+        playout: ``"light"`` (default) or ``"heavy"``
+            (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
     """
+
+    playout: Literal["light", "heavy"] = "light"
+
+    def __post_init__(self) -> None:
+        check_playout(self.playout)
 
     def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> RolloutEvaluator:
         """A :class:`~agents.mcts.evaluators.RolloutEvaluator`."""
-        return RolloutEvaluator(seed=seed, score_scale=score_scale)
+        return RolloutEvaluator(seed=seed, score_scale=score_scale, playout=self.playout)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,13 +113,17 @@ class MixEvaluatorConfig:
         value: The evaluator whose priors and values are mixed, a nested evaluator spec
             (``mcts:evaluator="mix:value=net,lam=0.5"``); default ``net``, the shipped network.
         lam: Weight of the rollout, in ``[0, 1]``.
+        playout: The rollout's policy, ``"light"`` (default) or ``"heavy"``
+            (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
     """
 
     value: EvaluatorPlugin = plugin_field(EVALUATORS, "net")
     lam: float = 0.5
+    playout: Literal["light", "heavy"] = "light"
 
     def __post_init__(self) -> None:
         resolve_plugin_fields(self)
+        check_playout(self.playout)
         lam = self.lam
         if not (
             isinstance(lam, (int, float))
@@ -123,5 +137,7 @@ class MixEvaluatorConfig:
         """The mixed evaluator; ``value`` and the rollout get independent seeds from ``seed``."""
         seeds = np.random.SeedSequence(seed).generate_state(2)
         value = self.value.build(seed=int(seeds[0]), score_scale=score_scale)
-        rollout = RolloutEvaluator(seed=int(seeds[1]), score_scale=score_scale)
+        rollout = RolloutEvaluator(
+            seed=int(seeds[1]), score_scale=score_scale, playout=self.playout
+        )
         return MixedEvaluator(value, rollout, lam=self.lam)

@@ -6,12 +6,13 @@ those of the legal moves and renormalises them) and ``values`` of shape ``(B,)``
 **from the perspective of the player to move at each leaf**. A policy/value network implements
 the same protocol.
 
-* :class:`RolloutEvaluator`: one compiled uniform random playout per leaf (the light playout of
-  :mod:`go_env.kernels`, which never fills its own eyes), uniform priors. The value is the
-  game result from the leaf player's side, +1 win / -1 loss / 0 draw, which is standard MCTS
-  (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0`` it is instead
-  ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps preferring
-  larger margins once every line wins.
+* :class:`RolloutEvaluator`: one compiled playout per leaf (by default the light playout of
+  :mod:`go_env.kernels`, uniform random moves that never fill one's own eyes;
+  ``playout="heavy"`` answers the last move's ataris first and plays no self-atari), uniform
+  priors. The value is the game result from the leaf player's side, +1 win / -1 loss / 0 draw,
+  which is standard MCTS (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0``
+  it is instead ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps
+  preferring larger margins once every line wins.
 * :class:`MixedEvaluator`: AlphaGo's leaf evaluation ``v = (1 - lambda) * v_net +
   lambda * z_rollout`` (David Silver et al., *Mastering the game of Go with deep neural networks
   and tree search*, Nature 2016, lambda = 0.5; Boke Go uses the same mix at 1/2, see
@@ -25,10 +26,30 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numba import njit
 
-from go_env.kernels import H_TO_PLAY, random_playout, seed_rng
+from go_env.kernels import H_TO_PLAY, heavy_playout, random_playout, seed_rng
 from go_env.state import CompiledState, GoState
 
-__all__ = ["Evaluator", "LeafBatch", "MixedEvaluator", "RolloutEvaluator"]
+__all__ = [
+    "PLAYOUTS",
+    "Evaluator",
+    "LeafBatch",
+    "MixedEvaluator",
+    "RolloutEvaluator",
+    "check_playout",
+]
+
+PLAYOUTS = ("light", "heavy")
+"""The playout policies of :class:`RolloutEvaluator`."""
+
+
+def check_playout(playout: object) -> None:
+    """Refuse a playout policy that is not one of :data:`PLAYOUTS`.
+
+    Raises:
+        ValueError: Naming the value and the policies allowed.
+    """
+    if playout not in PLAYOUTS:
+        raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}; got {playout!r}")
 
 
 class LeafBatch:
@@ -109,12 +130,15 @@ class Evaluator(Protocol):
 
 @njit(cache=True)
 def _rollout_values(
-    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, rng, out
+    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, heavy, rng, out
 ):  # pragma: no cover - compiled
     for b in range(vectors.shape[0]):
         work[:] = vectors[b]
         player = vectors[b, H_TO_PLAY]
-        black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
+        if heavy:
+            black, white = heavy_playout(work, nbr, diag, zob, move_limit, rng)
+        else:
+            black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
         score = float(black - white) - komi
         if player == 2:
             score = -score
@@ -129,21 +153,28 @@ def _rollout_values(
 
 
 class RolloutEvaluator:
-    """One compiled uniform random playout per leaf; uniform priors.
+    """One compiled playout per leaf; uniform priors.
 
     Args:
         seed: Seed of the playout generator (``None``: fresh entropy).
         score_scale: 0 for the win/loss/draw value (default); a positive number ``s`` for
             ``tanh(margin / s)`` with ``margin`` the final area score from the leaf player's
             side (komi included).
+        playout: ``"light"`` (default): uniform random moves that fill no own eye
+            (:mod:`go_env._core.playout`); ``"heavy"``: first the captures and escapes that
+            answer the last move, and no self-atari (:mod:`go_env._core.heavy_playout`).
     """
 
     uniform_priors = True
 
-    def __init__(self, *, seed: int | None = None, score_scale: float = 0.0) -> None:
+    def __init__(
+        self, *, seed: int | None = None, score_scale: float = 0.0, playout: str = "light"
+    ) -> None:
         if not score_scale >= 0.0:
             raise ValueError(f"score_scale must be >= 0 (0 = win/loss value), got {score_scale}")
+        check_playout(playout)
         self.score_scale = float(score_scale)
+        self.playout = playout
         self.seed(seed)
         self._work: np.ndarray | None = None
         self._values: dict[int, np.ndarray] = {}
@@ -175,6 +206,7 @@ class RolloutEvaluator:
             compiled.move_limit,
             compiled.komi,
             self.score_scale,
+            self.playout == "heavy",
             self._rng,
             out,
         )

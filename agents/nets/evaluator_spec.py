@@ -7,7 +7,8 @@ alone: the model shipped with the package). Options follow the path inside quote
 ``lam`` mixes random rollouts into the leaf value as AlphaGo and Boke Go do:
 ``v = (1 - lam) * v_net + lam * z_rollout`` (:class:`~agents.mcts.evaluators.MixedEvaluator`;
 Boke Go's lambda is 1/2, ``docs/protocol.md#boke-go``); ``lam=0`` (default) is the value
-network alone, as in [LL20].
+network alone, as in [LL20]. ``playout=heavy`` plays those rollouts with the heavy policy
+(:mod:`go_env._core.heavy_playout`: the last move's captures and escapes, no self-atari).
 
 ``sha256=PREFIX`` pins the network: building the evaluator refuses a checkpoint whose
 SHA-256 (:func:`~agents.nets.checkpoint.model_digest`, of the uncompressed bytes) does not
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from agents.mcts.evaluators import check_playout
 from agents.nets.devices import check_device
 from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
@@ -62,6 +64,9 @@ class NetEvaluatorConfig:
         sha256: The network's SHA-256, or its first 12 or more hex digits (``""``: not
             checked); a checkpoint with another digest is refused when the evaluator is
             built.
+        playout: The rollouts' policy when ``lam > 0``: ``"light"`` (default, uniform random
+            moves) or ``"heavy"`` (the last move's captures and escapes first, no self-atari;
+            :class:`~agents.mcts.evaluators.RolloutEvaluator`).
     """
 
     __spec_positional__: ClassVar[str] = "model"
@@ -74,6 +79,7 @@ class NetEvaluatorConfig:
     threads: int = 1
     precision: str = "fp32"
     sha256: str = ""
+    playout: Literal["light", "heavy"] = "light"
 
     def __post_init__(self) -> None:
         if self.symmetry not in ("none", "random", "average"):
@@ -85,6 +91,12 @@ class NetEvaluatorConfig:
         check_threads(self.threads)
         check_device(self.device)
         check_precision(self.precision)
+        check_playout(self.playout)
+        if self.playout != "light" and self.lam == 0:
+            raise ValueError(
+                f"playout={self.playout} sets the policy of the rollouts mixed in with lam > 0, "
+                "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop playout="
+            )
         if self.sha256 and not _DIGEST_PREFIX.match(self.sha256):
             raise ValueError(
                 f"sha256 must be 12 to 64 lower-case hex digits (a SHA-256 or its start), "
@@ -143,7 +155,9 @@ class NetEvaluatorConfig:
         )
         if self.lam == 0.0:
             return net
-        rollout = RolloutEvaluator(seed=int(seeds[1]), score_scale=score_scale)
+        rollout = RolloutEvaluator(
+            seed=int(seeds[1]), score_scale=score_scale, playout=self.playout
+        )
         return MixedEvaluator(net, rollout, lam=self.lam)
 
 

@@ -172,8 +172,16 @@ def test_config_accepts_specs_and_instances() -> None:
 def test_unknown_evaluator_suggests_names() -> None:
     with pytest.raises(PluginNotFoundError, match=r"unknown leaf evaluator 'rollut'.*'rollout'"):
         MCTSConfig(evaluator="rollut")
-    with pytest.raises(SpecError, match="evaluator 'rollout' has no parameter 'x'; allowed: none"):
+    no_x = "evaluator 'rollout' has no parameter 'x'; allowed: playout"
+    with pytest.raises(SpecError, match=no_x):
         agent_config("mcts:evaluator=rollout:x=1")
+    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy"
+    with pytest.raises(SpecError, match=bad_playout):
+        agent_config("mcts:evaluator=rollout:playout=fast")
+    with pytest.raises(SpecError, match=bad_playout):
+        agent_config('mcts:evaluator="net:lam=0.5,playout=fast"')
+    with pytest.raises(SpecError, match=r"playout=heavy sets the policy .* and lam is 0"):
+        agent_config('mcts:evaluator="net:playout=heavy"')
     with pytest.raises(SpecError, match=r"lam must be a number in \[0, 1\]"):
         agent_config('mcts:evaluator="mix:value=rollout,lam=2"')
 
@@ -188,6 +196,15 @@ def test_mix_of_rollouts_evaluates_leaves() -> None:
     search.set_root(GoState(Rules(size=5, komi=0.5)))
     stats = search.run(sims=40)
     assert stats.simulations == 40 and np.isfinite(search.tree.value[: search.tree.size]).all()
+
+
+def test_heavy_rollouts_are_built_from_each_spec_that_plays_rollouts() -> None:
+    light = MCTSConfig(sims=8, seed=2)
+    assert light.make_evaluator() is None  # the search's own light rollouts, seeded as before
+    heavy = MCTSConfig(sims=8, seed=2, evaluator="rollout:playout=heavy").make_evaluator()
+    assert heavy is not None and heavy.playout == "heavy"
+    mix = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,playout=heavy")
+    assert mix.make_evaluator().rollout.playout == "heavy"
 
 
 def test_register_refuses_a_taken_name() -> None:

@@ -14,6 +14,12 @@ class TestRollout(EvaluatorContract):
         return RolloutEvaluatorConfig()
 
 
+class TestHeavyRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=heavy")
+
+
 class TestMixOfRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self):
@@ -48,3 +54,12 @@ class TestMixOfNet(EvaluatorContract):
     @pytest.fixture
     def plugin(self, tiny_model):
         return EVALUATORS.build(f'mix:value="net:{tiny_model}",lam=0.5')
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+class TestNetWithHeavyRollouts(EvaluatorContract):
+    policy = "puct"
+
+    @pytest.fixture
+    def plugin(self, tiny_model):
+        return EVALUATORS.build(f"net:{tiny_model},lam=0.5,playout=heavy")

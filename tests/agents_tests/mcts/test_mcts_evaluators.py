@@ -59,6 +59,33 @@ def test_rollouts_are_seeded():
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
+SEKI = """
+. X X . O O .
+X X X X O O O
+O O O O X X X
+O . O O X . X
+O O O O X X X
+. O . O X . X
+O O O O X X X
+"""
+"""A seki (tests/go_env_tests/test_heavy_playout.py): both chains live, and with them the
+area count at the end is 22 for Black and 26 for White, a White win at komi 0.5."""
+
+
+def test_heavy_rollouts_value_a_seki_as_it_stands():
+    state = GoState.from_ascii(SEKI, Rules(size=7, komi=0.5), to_play=Color.WHITE)
+    batch = batch_of(*[state] * 64)
+    heavy = RolloutEvaluator(seed=5, playout="heavy").evaluate(batch)[1]
+    light = RolloutEvaluator(seed=5).evaluate(batch)[1]
+    assert (heavy == 1.0).all()
+    assert (light < 1.0).any()
+
+
+def test_playout_policy_must_be_light_or_heavy():
+    with pytest.raises(ValueError, match="playout must be one of light, heavy; got 'medium'"):
+        RolloutEvaluator(playout="medium")
+
+
 def test_score_scale_gives_the_margin():
     black = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5))
     values = np.array(

@@ -1,0 +1,208 @@
+"""Compiled "heavy" playouts: the light playout with the tactics of the last move.
+
+The light playout (:mod:`go_env._core.playout`) is uniform over the legal points that do not
+fill one's own eye. It misjudges life and death in two classic ways: a group in atari is left
+to die, or saved, by chance; and a player fills the last liberties of its own large groups
+(self-atari), so that living groups and sekis die in the playout. The heavy policy corrects
+both, after Sylvain Gelly, Yizao Wang, Remi Munos and Olivier Teytaud, *Modification of UCT
+with patterns in Monte-Carlo Go* (INRIA RR-6062, 2006, section 3.2: replies to the last move
+first), and the self-atari rule of playout engines since (Pachi, Fuego):
+
+1. **The last move's tactics.** Look at the chain of the opponent's last stone and the chains
+   next to it. Candidates: the liberty of every opponent chain in atari there (a capture); for
+   every chain of the player's own in atari there, its liberty if playing it leaves at least
+   two liberties (an escape), and the liberty of every opponent chain in atari next to it (a
+   capture that saves it). A legal candidate that does not fill one's own eye is drawn
+   uniformly.
+2. **Otherwise a uniform move**, as in the light playout, that is also not a self-atari: a
+   move that leaves its chain of two or more stones with one liberty and captures nothing. A
+   single stone may still be thrown in. A player with no such move passes, which keeps a seki
+   alive.
+
+The playout ends and is scored as the light one: two consecutive passes or the move cap,
+Tromp-Taylor area; simple ko only, suicide never.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from go_env._core.board import LEGAL, check_local, in_atari, play
+from go_env._core.layout import H_LAST, H_MOVES, H_NEMPTY, H_P, H_PASSES, H_TO_PLAY, HEADER
+from go_env._core.playout import is_own_eye, next_random
+from go_env._core.scoring import area
+
+__all__ = ["heavy_playout", "is_self_atari", "liberties_after", "tactical_moves"]
+
+# Segment offsets (go_env._core.layout): colour, chain head, next stone, chain size,
+# pseudo-liberties and their sum, the empty list and each point's place in it.
+_COLOR, _HEAD, _NEXT, _SIZE, _PLIB, _LSUM = 0, 1, 2, 3, 4, 5
+_EMPTY, _EPOS = 7, 8
+_MAX_CANDIDATES = 64
+
+
+@njit(cache=True, inline="always")
+def _get(s, segment, p):  # pragma: no cover - compiled
+    return s[HEADER + segment * s[H_P] + p]
+
+
+@njit(cache=True, inline="always")
+def _atari_liberty(s, h):  # pragma: no cover - compiled
+    """The one liberty of the chain with head ``h``, which is in atari."""
+    return _get(s, _LSUM, h) // _get(s, _PLIB, h)
+
+
+@njit(cache=True)
+def liberties_after(s, nbr, p, color):  # pragma: no cover - compiled
+    """Distinct liberties, counted up to 2, of the chain ``color`` would make by playing ``p``.
+
+    A move that captures counts 2 (the captured stones leave liberties). ``p`` must be empty.
+    """
+    first = -1
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0:
+            continue
+        c = _get(s, _COLOR, q)
+        if c == 0:
+            if first < 0:
+                first = q
+            elif q != first:
+                return 2
+        elif c != color and in_atari(s, _get(s, _HEAD, q)):
+            return 2
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0 or _get(s, _COLOR, q) != color:
+            continue
+        h = _get(s, _HEAD, q)
+        stone = h
+        while True:
+            for j in range(4):
+                t = nbr[stone, j]
+                if t >= 0 and t != p and _get(s, _COLOR, t) == 0:
+                    if first < 0:
+                        first = t
+                    elif t != first:
+                        return 2
+            stone = _get(s, _NEXT, stone)
+            if stone == h:
+                break
+    return 1 if first >= 0 else 0
+
+
+@njit(cache=True)
+def is_self_atari(s, nbr, p, color):  # pragma: no cover - compiled
+    """Whether ``color`` at the empty ``p`` leaves 2+ stones in atari, capturing nothing."""
+    joins = False
+    for k in range(4):
+        q = nbr[p, k]
+        if q >= 0 and _get(s, _COLOR, q) == color:
+            joins = True
+            break
+    if not joins:
+        return False  # a single stone: a throw-in is allowed
+    return liberties_after(s, nbr, p, color) == 1
+
+
+@njit(cache=True)
+def _add(s, nbr, diag, p, color, out, n):  # pragma: no cover - compiled
+    """Append ``p`` to ``out[:n]`` when it is a legal move that fills no own eye; new ``n``."""
+    if (
+        n < out.shape[0]
+        and check_local(s, nbr, p, color, False) == LEGAL
+        and not is_own_eye(s, nbr, diag, p, color)
+    ):
+        out[n] = p
+        return n + 1
+    return n
+
+
+@njit(cache=True)
+def _save(s, nbr, diag, h, color, out, n):  # pragma: no cover - compiled
+    """Append the moves that save the player's chain ``h`` (in atari); new ``n``."""
+    liberty = _atari_liberty(s, h)
+    if liberties_after(s, nbr, liberty, color) >= 2:
+        n = _add(s, nbr, diag, liberty, color, out, n)
+    stone = h
+    while True:
+        for j in range(4):
+            t = nbr[stone, j]
+            if t >= 0 and _get(s, _COLOR, t) == 3 - color:
+                g = _get(s, _HEAD, t)
+                if in_atari(s, g):
+                    n = _add(s, nbr, diag, _atari_liberty(s, g), color, out, n)
+        stone = _get(s, _NEXT, stone)
+        if stone == h:
+            break
+    return n
+
+
+@njit(cache=True)
+def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
+    """Fill ``out`` with the last move's captures and escapes for the player to move; their count.
+
+    Rule 1 of the module docstring. A point may appear more than once (it answers two
+    chains); nothing is written when the last move was a pass or there was none.
+    """
+    points = s[H_P]
+    last = s[H_LAST]
+    if last < 0 or last >= points:
+        return 0
+    color = s[H_TO_PLAY]
+    n = 0
+    for k in range(5):
+        q = last if k == 4 else nbr[last, k]
+        if q < 0:
+            continue
+        c = _get(s, _COLOR, q)
+        if c == 0:
+            continue
+        h = _get(s, _HEAD, q)
+        if not in_atari(s, h):
+            continue
+        if c == color:
+            n = _save(s, nbr, diag, h, color, out, n)
+        else:
+            n = _add(s, nbr, diag, _atari_liberty(s, h), color, out, n)
+    return n
+
+
+@njit(cache=True)
+def heavy_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - compiled
+    """Play the heavy policy on ``s`` (modified in place) to the end of the game.
+
+    Arguments and result as :func:`go_env._core.playout.random_playout`: ``(black_area,
+    white_area)`` of the final position.
+    """
+    points = s[H_P]
+    empty0 = HEADER + _EMPTY * points
+    epos0 = HEADER + _EPOS * points
+    candidates = np.empty(_MAX_CANDIDATES, dtype=np.int64)
+    while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
+        color = s[H_TO_PLAY]
+        move = points
+        n = tactical_moves(s, nbr, diag, candidates)
+        if n > 0:
+            move = candidates[np.int64((next_random(rng) * np.uint64(n)) >> np.uint64(32))]
+        else:
+            k = s[H_NEMPTY]
+            while k > 0:
+                i = np.int64((next_random(rng) * np.uint64(k)) >> np.uint64(32))
+                p = s[empty0 + i]
+                if (
+                    not is_own_eye(s, nbr, diag, p, color)
+                    and check_local(s, nbr, p, color, False) == LEGAL
+                    and not is_self_atari(s, nbr, p, color)
+                ):
+                    move = p
+                    break
+                k -= 1  # move the rejected point behind the candidates
+                q = s[empty0 + k]
+                s[empty0 + i] = q
+                s[epos0 + q] = i
+                s[empty0 + k] = p
+                s[epos0 + p] = k
+        play(s, nbr, zob, move)
+    return area(s, nbr)
