@@ -28,6 +28,7 @@ from go_env.rules import Rules
 from go_env.state import GoState
 
 __all__ = [
+    "SEKI",
     "LONE_ROOT",
     "feed",
     "play",
@@ -196,3 +197,17 @@ def game_outcome(index: int, **fields: Any) -> GameOutcome:
         "duration": 0.3,
     }
     return GameOutcome(**{**record, **fields})
+
+
+SEKI = """
+. X X . O O .
+X X X X O O O
+O O O O X X X
+O . O O X . X
+O O O O X X X
+. O . O X . X
+O O O O X X X
+"""
+"""A 7x7 seki: Black's top-left chain and White's top-right chain share the liberty (0, 3) and
+each has one eye, so whoever plays (0, 3) puts its own chain in atari; the groups below live
+with two eyes. Under area scoring with both chains alive, Black has 22 points and White 26."""

@@ -35,6 +35,8 @@ __all__ = [
     "candidate_hash",
     "check_local",
     "in_atari",
+    "is_self_atari",
+    "liberties_after",
     "liberty_count",
     "new_state",
     "place",
@@ -332,3 +334,56 @@ def liberty_count(s, nbr, p):  # pragma: no cover - compiled
         q = s[_at(s, NEXT, q)]
         if q == p:
             return count
+
+
+@njit(cache=True)
+def liberties_after(s, nbr, p, color):  # pragma: no cover - compiled
+    """Distinct liberties, counted up to 2, of the chain ``color`` would make by playing ``p``.
+
+    A move that captures counts 2 (the captured stones leave liberties). ``p`` must be empty.
+    """
+    first = -1
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0:
+            continue
+        c = s[_at(s, COLOR, q)]
+        if c == 0:
+            if first < 0:
+                first = q
+            elif q != first:
+                return 2
+        elif c != color and in_atari(s, s[_at(s, HEAD, q)]):
+            return 2
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0 or s[_at(s, COLOR, q)] != color:
+            continue
+        h = s[_at(s, HEAD, q)]
+        stone = h
+        while True:
+            for j in range(4):
+                t = nbr[stone, j]
+                if t >= 0 and t != p and s[_at(s, COLOR, t)] == 0:
+                    if first < 0:
+                        first = t
+                    elif t != first:
+                        return 2
+            stone = s[_at(s, NEXT, stone)]
+            if stone == h:
+                break
+    return 1 if first >= 0 else 0
+
+
+@njit(cache=True)
+def is_self_atari(s, nbr, p, color):  # pragma: no cover - compiled
+    """Whether ``color`` at the empty ``p`` leaves 2+ stones in atari, capturing nothing."""
+    joins = False
+    for k in range(4):
+        q = nbr[p, k]
+        if q >= 0 and s[_at(s, COLOR, q)] == color:
+            joins = True
+            break
+    if not joins:
+        return False  # a single stone: a throw-in is allowed
+    return liberties_after(s, nbr, p, color) == 1

@@ -28,17 +28,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._core.board import LEGAL, check_local, in_atari, play
-from go_env._core.layout import H_LAST, H_MOVES, H_NEMPTY, H_P, H_PASSES, H_TO_PLAY, HEADER
-from go_env._core.playout import is_own_eye, next_random
+from go_env._core.board import LEGAL, check_local, in_atari, liberties_after, play
+from go_env._core.layout import H_LAST, H_MOVES, H_P, H_PASSES, H_TO_PLAY, HEADER
+from go_env._core.playout import is_own_eye, next_random, uniform_move
 from go_env._core.scoring import area
 
-__all__ = ["heavy_playout", "is_self_atari", "liberties_after", "tactical_moves"]
+__all__ = ["heavy_playout", "tactical_moves"]
 
-# Segment offsets (go_env._core.layout): colour, chain head, next stone, chain size,
-# pseudo-liberties and their sum, the empty list and each point's place in it.
-_COLOR, _HEAD, _NEXT, _SIZE, _PLIB, _LSUM = 0, 1, 2, 3, 4, 5
-_EMPTY, _EPOS = 7, 8
+# Segment offsets (go_env._core.layout): colour, chain head, next stone, pseudo-liberties
+# and their sum.
+_COLOR, _HEAD, _NEXT, _PLIB, _LSUM = 0, 1, 2, 4, 5
 _MAX_CANDIDATES = 64
 
 
@@ -51,59 +50,6 @@ def _get(s, segment, p):  # pragma: no cover - compiled
 def _atari_liberty(s, h):  # pragma: no cover - compiled
     """The one liberty of the chain with head ``h``, which is in atari."""
     return _get(s, _LSUM, h) // _get(s, _PLIB, h)
-
-
-@njit(cache=True)
-def liberties_after(s, nbr, p, color):  # pragma: no cover - compiled
-    """Distinct liberties, counted up to 2, of the chain ``color`` would make by playing ``p``.
-
-    A move that captures counts 2 (the captured stones leave liberties). ``p`` must be empty.
-    """
-    first = -1
-    for k in range(4):
-        q = nbr[p, k]
-        if q < 0:
-            continue
-        c = _get(s, _COLOR, q)
-        if c == 0:
-            if first < 0:
-                first = q
-            elif q != first:
-                return 2
-        elif c != color and in_atari(s, _get(s, _HEAD, q)):
-            return 2
-    for k in range(4):
-        q = nbr[p, k]
-        if q < 0 or _get(s, _COLOR, q) != color:
-            continue
-        h = _get(s, _HEAD, q)
-        stone = h
-        while True:
-            for j in range(4):
-                t = nbr[stone, j]
-                if t >= 0 and t != p and _get(s, _COLOR, t) == 0:
-                    if first < 0:
-                        first = t
-                    elif t != first:
-                        return 2
-            stone = _get(s, _NEXT, stone)
-            if stone == h:
-                break
-    return 1 if first >= 0 else 0
-
-
-@njit(cache=True)
-def is_self_atari(s, nbr, p, color):  # pragma: no cover - compiled
-    """Whether ``color`` at the empty ``p`` leaves 2+ stones in atari, capturing nothing."""
-    joins = False
-    for k in range(4):
-        q = nbr[p, k]
-        if q >= 0 and _get(s, _COLOR, q) == color:
-            joins = True
-            break
-    if not joins:
-        return False  # a single stone: a throw-in is allowed
-    return liberties_after(s, nbr, p, color) == 1
 
 
 @njit(cache=True)
@@ -176,33 +122,12 @@ def heavy_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - comp
     Arguments and result as :func:`go_env._core.playout.random_playout`: ``(black_area,
     white_area)`` of the final position.
     """
-    points = s[H_P]
-    empty0 = HEADER + _EMPTY * points
-    epos0 = HEADER + _EPOS * points
     candidates = np.empty(_MAX_CANDIDATES, dtype=np.int64)
     while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
-        color = s[H_TO_PLAY]
-        move = points
         n = tactical_moves(s, nbr, diag, candidates)
         if n > 0:
             move = candidates[np.int64((next_random(rng) * np.uint64(n)) >> np.uint64(32))]
         else:
-            k = s[H_NEMPTY]
-            while k > 0:
-                i = np.int64((next_random(rng) * np.uint64(k)) >> np.uint64(32))
-                p = s[empty0 + i]
-                if (
-                    not is_own_eye(s, nbr, diag, p, color)
-                    and check_local(s, nbr, p, color, False) == LEGAL
-                    and not is_self_atari(s, nbr, p, color)
-                ):
-                    move = p
-                    break
-                k -= 1  # move the rejected point behind the candidates
-                q = s[empty0 + k]
-                s[empty0 + i] = q
-                s[epos0 + q] = i
-                s[empty0 + k] = p
-                s[epos0 + p] = k
+            move = uniform_move(s, nbr, diag, rng, True)
         play(s, nbr, zob, move)
     return area(s, nbr)

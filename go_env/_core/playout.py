@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._core.board import LEGAL, check_local, play
+from go_env._core.board import LEGAL, check_local, is_self_atari, play
 from go_env._core.layout import H_MOVES, H_NEMPTY, H_P, H_PASSES, H_TO_PLAY, HEADER
 from go_env._core.scoring import area
 
-__all__ = ["is_own_eye", "next_random", "own_eyes", "random_playout", "seed_rng"]
+__all__ = ["is_own_eye", "next_random", "own_eyes", "random_playout", "seed_rng", "uniform_move"]
 
 _EMPTY_SEG = 7
 _EPOS_SEG = 8
@@ -92,27 +92,37 @@ def random_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - com
     Returns:
         ``(black_area, white_area)`` of the final position.
     """
+    while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
+        play(s, nbr, zob, uniform_move(s, nbr, diag, rng, False))
+    return area(s, nbr)
+
+
+@njit(cache=True)
+def uniform_move(s, nbr, diag, rng, no_self_atari):  # pragma: no cover - compiled
+    """A uniform draw among the player to move's legal points that fill no own eye; ``P``: none.
+
+    With ``no_self_atari``, a self-atari of two or more stones (:func:`is_self_atari`) is
+    rejected too. Rejected points are moved behind the candidates in the empty list, so each
+    point is tried at most once.
+    """
     points = s[H_P]
     empty0 = HEADER + _EMPTY_SEG * points
     epos0 = HEADER + _EPOS_SEG * points
-    while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
-        color = s[H_TO_PLAY]
-        k = s[H_NEMPTY]
-        move = points
-        while k > 0:
-            i = np.int64((next_random(rng) * np.uint64(k)) >> np.uint64(32))
-            p = s[empty0 + i]
-            if (
-                not is_own_eye(s, nbr, diag, p, color)
-                and check_local(s, nbr, p, color, False) == LEGAL
-            ):
-                move = p
-                break
-            k -= 1  # move the rejected point behind the candidates
-            q = s[empty0 + k]
-            s[empty0 + i] = q
-            s[epos0 + q] = i
-            s[empty0 + k] = p
-            s[epos0 + p] = k
-        play(s, nbr, zob, move)
-    return area(s, nbr)
+    color = s[H_TO_PLAY]
+    k = s[H_NEMPTY]
+    while k > 0:
+        i = np.int64((next_random(rng) * np.uint64(k)) >> np.uint64(32))
+        p = s[empty0 + i]
+        if (
+            not is_own_eye(s, nbr, diag, p, color)
+            and check_local(s, nbr, p, color, False) == LEGAL
+            and not (no_self_atari and is_self_atari(s, nbr, p, color))
+        ):
+            return p
+        k -= 1  # move the rejected point behind the candidates
+        q = s[empty0 + k]
+        s[empty0 + i] = q
+        s[epos0 + q] = i
+        s[empty0 + k] = p
+        s[epos0 + p] = k
+    return points

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_support import SEKI
 from reference_go import area, chain_of, liberties_of
 
 from go_env import kernels
-from go_env._core.heavy_playout import is_self_atari, liberties_after, tactical_moves
+from go_env._core.board import is_self_atari, liberties_after
+from go_env._core.heavy_playout import tactical_moves
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -135,19 +137,6 @@ def test_a_capture_is_not_a_self_atari() -> None:
         . . . . .
         """
     assert liberties_and_self_atari(board, (0, 0), Color.WHITE) == (2, False)
-
-
-SEKI = """
-. X X . O O .
-X X X X O O O
-O O O O X X X
-O . O O X . X
-O O O O X X X
-. O . O X . X
-O O O O X X X
-"""
-"""Black's top-left chain and White's top-right chain share the liberty (0, 3) and each has one
-eye: whoever plays (0, 3) puts its own chain in atari. The groups below live with two eyes."""
 
 
 def final_board(state: GoState, playout: object, seed: int) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from game_support import SEKI
 
 from agents.mcts import (
     Evaluator,
@@ -59,20 +60,8 @@ def test_rollouts_are_seeded():
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
-SEKI = """
-. X X . O O .
-X X X X O O O
-O O O O X X X
-O . O O X . X
-O O O O X X X
-. O . O X . X
-O O O O X X X
-"""
-"""A seki (tests/go_env_tests/test_heavy_playout.py): both chains live, and with them the
-area count at the end is 22 for Black and 26 for White, a White win at komi 0.5."""
-
-
 def test_heavy_rollouts_value_a_seki_as_it_stands():
+    # Both chains live, and with them the area count is 22 for Black and 26 for White.
     state = GoState.from_ascii(SEKI, Rules(size=7, komi=0.5), to_play=Color.WHITE)
     batch = batch_of(*[state] * 64)
     heavy = RolloutEvaluator(seed=5, playout="heavy").evaluate(batch)[1]
