@@ -28,8 +28,8 @@ from go_env.rules import Rules
 from go_env.state import GoState
 
 __all__ = [
-    "SEKI",
     "LONE_ROOT",
+    "SEKI",
     "feed",
     "play",
     "played_moves",
