@@ -32,6 +32,7 @@ __all__ = [
     "R_OCCUPIED",
     "R_SUICIDE",
     "R_SUPERKO",
+    "atari_liberty",
     "candidate_hash",
     "check_local",
     "in_atari",
@@ -82,6 +83,12 @@ def in_atari(s, h):  # pragma: no cover - compiled
     """Whether the chain with head ``h`` has exactly one liberty."""
     plib = s[_at(s, PLIB, h)]
     return plib > 0 and plib * s[_at(s, LSQ, h)] == s[_at(s, LSUM, h)] ** 2
+
+
+@njit(cache=True, inline="always")
+def atari_liberty(s, h):  # pragma: no cover - compiled
+    """The one liberty of the chain with head ``h``, which must be in atari (:func:`in_atari`)."""
+    return s[_at(s, LSUM, h)] // s[_at(s, PLIB, h)]
 
 
 @njit(cache=True, inline="always")

@@ -28,28 +28,29 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._core.board import LEGAL, check_local, in_atari, liberties_after, play
+from go_env._core.board import (
+    COLOR,
+    HEAD,
+    LEGAL,
+    NEXT,
+    atari_liberty,
+    check_local,
+    in_atari,
+    liberties_after,
+    play,
+)
 from go_env._core.layout import H_LAST, H_MOVES, H_P, H_PASSES, H_TO_PLAY, HEADER
 from go_env._core.playout import is_own_eye, next_random, uniform_move
 from go_env._core.scoring import area
 
 __all__ = ["heavy_playout", "tactical_moves"]
 
-# Segment offsets (go_env._core.layout): colour, chain head, next stone, pseudo-liberties
-# and their sum.
-_COLOR, _HEAD, _NEXT, _PLIB, _LSUM = 0, 1, 2, 4, 5
 _MAX_CANDIDATES = 64
 
 
 @njit(cache=True, inline="always")
 def _get(s, segment, p):  # pragma: no cover - compiled
     return s[HEADER + segment * s[H_P] + p]
-
-
-@njit(cache=True, inline="always")
-def _atari_liberty(s, h):  # pragma: no cover - compiled
-    """The one liberty of the chain with head ``h``, which is in atari."""
-    return _get(s, _LSUM, h) // _get(s, _PLIB, h)
 
 
 @njit(cache=True)
@@ -68,18 +69,18 @@ def _add(s, nbr, diag, p, color, out, n):  # pragma: no cover - compiled
 @njit(cache=True)
 def _save(s, nbr, diag, h, color, out, n):  # pragma: no cover - compiled
     """Append the moves that save the player's chain ``h`` (in atari); new ``n``."""
-    liberty = _atari_liberty(s, h)
+    liberty = atari_liberty(s, h)
     if liberties_after(s, nbr, liberty, color) >= 2:
         n = _add(s, nbr, diag, liberty, color, out, n)
     stone = h
     while True:
         for j in range(4):
             t = nbr[stone, j]
-            if t >= 0 and _get(s, _COLOR, t) == 3 - color:
-                g = _get(s, _HEAD, t)
+            if t >= 0 and _get(s, COLOR, t) == 3 - color:
+                g = _get(s, HEAD, t)
                 if in_atari(s, g):
-                    n = _add(s, nbr, diag, _atari_liberty(s, g), color, out, n)
-        stone = _get(s, _NEXT, stone)
+                    n = _add(s, nbr, diag, atari_liberty(s, g), color, out, n)
+        stone = _get(s, NEXT, stone)
         if stone == h:
             break
     return n
@@ -102,16 +103,16 @@ def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
         q = last if k == 4 else nbr[last, k]
         if q < 0:
             continue
-        c = _get(s, _COLOR, q)
+        c = _get(s, COLOR, q)
         if c == 0:
             continue
-        h = _get(s, _HEAD, q)
+        h = _get(s, HEAD, q)
         if not in_atari(s, h):
             continue
         if c == color:
             n = _save(s, nbr, diag, h, color, out, n)
         else:
-            n = _add(s, nbr, diag, _atari_liberty(s, h), color, out, n)
+            n = _add(s, nbr, diag, atari_liberty(s, h), color, out, n)
     return n
 
 
