@@ -9,7 +9,8 @@ the same protocol.
 * :class:`RolloutEvaluator`: one compiled playout per leaf, or the mean of ``rollouts`` of
   them (by default the light playout of
   :mod:`go_env.kernels`, uniform random moves that never fill one's own eyes;
-  ``playout="heavy"`` answers the last move's ataris first and plays no self-atari), uniform
+  ``playout="heavy"`` answers the last move's ataris first and plays no self-atari, and
+  ``playout="nakade"`` lets the self-atari that kills an eye space through), uniform
   priors. The value is the game result from the leaf player's side, +1 win / -1 loss / 0 draw,
   which is standard MCTS (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0``
   it is instead ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps
@@ -42,8 +43,8 @@ __all__ = [
     "check_rollouts",
 ]
 
-PLAYOUTS = ("light", "heavy")
-"""The playout policies of :class:`RolloutEvaluator`."""
+PLAYOUTS = ("light", "heavy", "nakade")
+"""The playout policies of :class:`RolloutEvaluator`, in the order of the kernel's codes."""
 
 MAX_ROLLOUTS = 64
 """The most rollouts :class:`RolloutEvaluator` averages per leaf."""
@@ -152,15 +153,15 @@ class Evaluator(Protocol):
 
 @njit(cache=True)
 def _rollout_values(
-    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, heavy, rollouts, rng, out
+    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, policy, rollouts, rng, out
 ):  # pragma: no cover - compiled
     for b in range(vectors.shape[0]):
         player = vectors[b, H_TO_PLAY]
         total = 0.0
         for _ in range(rollouts):
             work[:] = vectors[b]
-            if heavy:
-                black, white = heavy_playout(work, nbr, diag, zob, move_limit, rng)
+            if policy > 0:
+                black, white = heavy_playout(work, nbr, diag, zob, move_limit, rng, policy == 2)
             else:
                 black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
             score = float(black - white) - komi
@@ -185,7 +186,9 @@ class RolloutEvaluator:
             side (komi included).
         playout: ``"light"`` (default): uniform random moves that fill no own eye
             (:mod:`go_env._core.playout`); ``"heavy"``: first the captures and escapes that
-            answer the last move, and no self-atari (:mod:`go_env._core.heavy_playout`).
+            answer the last move, and no self-atari (:mod:`go_env._core.heavy_playout`);
+            ``"nakade"``: the heavy playout that also lets a player fill the opponent's eye
+            space into a killing shape (the module's rule 3).
         rollouts: Playouts from each leaf, their values averaged (1 to :data:`MAX_ROLLOUTS`).
             More lower the variance of the leaf value at the cost of more playouts (leaf
             parallelisation, Cazenave and Jouandeau 2007); with one, the values are those of
@@ -240,7 +243,7 @@ class RolloutEvaluator:
             compiled.move_limit,
             compiled.komi,
             self.score_scale,
-            self.playout == "heavy",
+            PLAYOUTS.index(self.playout),
             self.rollouts,
             self._rng,
             out,

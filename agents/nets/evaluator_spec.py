@@ -66,7 +66,8 @@ class NetEvaluatorConfig:
             checked); a checkpoint with another digest is refused when the evaluator is
             built.
         playout: The rollouts' policy when ``lam > 0``: ``"light"`` (default, uniform random
-            moves) or ``"heavy"`` (the last move's captures and escapes first, no self-atari;
+            moves), ``"heavy"`` (the last move's captures and escapes first, no self-atari)
+            or ``"nakade"`` (heavy, and the self-atari that kills an eye space allowed;
             :class:`~agents.mcts.evaluators.RolloutEvaluator`).
         rollouts: Rollouts per leaf when ``lam > 0``, their values averaged (default 1).
     """
@@ -81,7 +82,7 @@ class NetEvaluatorConfig:
     threads: int = 1
     precision: str = "fp32"
     sha256: str = ""
-    playout: Literal["light", "heavy"] = "light"
+    playout: Literal["light", "heavy", "nakade"] = "light"
     rollouts: int = 1
 
     def __post_init__(self) -> None:

@@ -175,7 +175,7 @@ def test_unknown_evaluator_suggests_names() -> None:
     no_x = "evaluator 'rollout' has no parameter 'x'; allowed: playout, rollouts"
     with pytest.raises(SpecError, match=no_x):
         agent_config("mcts:evaluator=rollout:x=1")
-    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy"
+    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy, nakade$"
     with pytest.raises(SpecError, match=bad_playout):
         agent_config("mcts:evaluator=rollout:playout=fast")
     with pytest.raises(SpecError, match=bad_playout):
@@ -211,6 +211,8 @@ def test_heavy_rollouts_are_built_from_each_spec_that_plays_rollouts() -> None:
     assert heavy is not None and heavy.playout == "heavy"
     mix = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,playout=heavy")
     assert mix.make_evaluator().rollout.playout == "heavy"
+    nakade = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,playout=nakade")
+    assert nakade.make_evaluator().rollout.playout == "nakade"
 
 
 def test_averaged_rollouts_are_built_from_each_spec_that_plays_rollouts() -> None:

@@ -99,8 +99,10 @@ def test_rollouts_must_be_an_int_from_1_to_64(rollouts):
         RolloutEvaluator(rollouts=rollouts)
 
 
-def test_playout_policy_must_be_light_or_heavy():
-    with pytest.raises(ValueError, match="playout must be one of light, heavy; got 'medium'"):
+def test_playout_policy_must_be_light_heavy_or_nakade():
+    with pytest.raises(
+        ValueError, match="playout must be one of light, heavy, nakade; got 'medium'"
+    ):
         RolloutEvaluator(playout="medium")
 
 
