@@ -20,6 +20,12 @@ class TestHeavyRollout(EvaluatorContract):
         return EVALUATORS.build("rollout:playout=heavy")
 
 
+class TestNakadeRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=nakade")
+
+
 class TestAveragedRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self):
