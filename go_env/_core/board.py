@@ -397,7 +397,7 @@ def is_self_atari(s, nbr, p, color):  # pragma: no cover - compiled
     return liberties_after(s, nbr, p, color) == 1
 
 
-_NAKADE_MAX = 5  # the most stones of a killing fill: a plus-shaped eye space of 5, and its point
+_NAKADE_MAX = 5  # the most stones of a killing fill: a plus of five, the largest shape known
 
 
 @njit(cache=True)
@@ -421,8 +421,8 @@ def fills_nakade(s, nbr, p, color):  # pragma: no cover - compiled
             continue
         h = s[_at(s, HEAD, q)]
         seen = False
-        for i in range(n):
-            if s[_at(s, HEAD, chain[i])] == h and chain[i] != p:
+        for i in range(1, n):  # chain[0] is the empty p
+            if s[_at(s, HEAD, chain[i])] == h:
                 seen = True
                 break
         if seen:
