@@ -211,71 +211,85 @@ def nakade_fill(text: str, row: int, column: int) -> tuple[bool, bool]:
     )
 
 
-def test_filling_a_three_space_eye_to_two_stones_is_a_killing_fill() -> None:
+# Each board is 7x7; Black's move (row, column) is a self-atari of two or more stones.
+FILLS = {
     # Captured, the two stones leave a two-point eye: one eye.
-    eye_of_three = """
-    . . . . . . .
-    . O O O O O .
-    . O X . . O .
-    . O O O O O .
-    . . . . . . .
-    . . . . . . .
-    . . . . . . .
-    """
-    assert nakade_fill(eye_of_three, 2, 3) == (True, True)
-
-
-def test_filling_a_bulky_space_into_a_square_is_a_killing_fill() -> None:
-    bulky_five = """
-    . . . . . . .
-    . O O O O O .
-    . O X . . O .
-    . O X X O O .
-    . O O O O . .
-    . . . . . . .
-    . . . . . . .
-    """
-    assert nakade_fill(bulky_five, 2, 3) == (True, True)
-
-
-def test_filling_a_straight_five_is_not_a_killing_fill() -> None:
+    "three-space eye filled to two stones": (
+        """
+        . . . . . . .
+        . O O O O O .
+        . O X . . O .
+        . O O O O O .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        True,
+    ),
+    # Captured, the square of four leaves a dead square.
+    "bulky five filled to a square": (
+        """
+        . . . . . . .
+        . O O O O O .
+        . O X . . O .
+        . O X X O O .
+        . O O O O . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        True,
+    ),
     # Captured, four stones in a row leave a straight four: two eyes for the defender.
-    straight_five = """
-    . . . . . . .
-    O O O O O O O
-    O X X X . . O
-    O O O O O O O
-    . . . . . . .
-    . . . . . . .
-    . . . . . . .
-    """
-    assert nakade_fill(straight_five, 2, 4) == (True, False)
+    "straight five filled to four": (
+        """
+        . . . . . . .
+        O O O O O O O
+        O X X X . . O
+        O O O O O O O
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 4),
+        False,
+    ),
+    # The liberty opens onto an empty point: no enclosed eye space.
+    "liberty open to the board": (
+        """
+        . . . . . . .
+        . O O O . O .
+        . O X . . O .
+        . O O O O O .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        False,
+    ),
+    # Six stones: larger than any shape a fill kills.
+    "six stones": (
+        """
+        O O O O O O O
+        O X X X . . O
+        O X X O O O O
+        O O O O . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (1, 4),
+        False,
+    ),
+}
 
 
-def test_a_self_atari_whose_liberty_opens_onto_the_board_is_no_fill() -> None:
-    open_space = """
-    . . . . . . .
-    . O O O . O .
-    . O X . . O .
-    . O O O O O .
-    . . . . . . .
-    . . . . . . .
-    . . . . . . .
-    """
-    assert nakade_fill(open_space, 2, 3) == (True, False)
-
-
-def test_a_chain_too_large_to_be_captured_into_nakade_is_no_fill() -> None:
-    large = """
-    O O O O O O O
-    O X X X . . O
-    O X X O O O O
-    O O O O . . .
-    . . . . . . .
-    . . . . . . .
-    . . . . . . .
-    """
-    assert nakade_fill(large, 1, 4) == (True, False)  # six stones
+@pytest.mark.parametrize("name", FILLS)
+def test_a_self_atari_is_a_killing_fill_only_into_a_dead_shape(name: str) -> None:
+    board, (row, column), kills = FILLS[name]
+    assert nakade_fill(board, row, column) == (True, kills)
 
 
 def test_only_the_nakade_rule_lets_the_killing_fill_through() -> None:
