@@ -76,7 +76,7 @@ def _playout_batch(start, nbr, diag, zob, max_moves, rng, count, heavy):  # prag
     for _ in range(count):
         work[:] = start
         if heavy:
-            heavy_playout(work, nbr, diag, zob, max_moves, rng)
+            heavy_playout(work, nbr, diag, zob, max_moves, rng, False)
         else:
             random_playout(work, nbr, diag, zob, max_moves, rng)
         moves += work[H_MOVES] - start[H_MOVES]

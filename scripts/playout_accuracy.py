@@ -1,13 +1,15 @@
 r"""How well do light and heavy playouts, alone and mixed with a network, predict game results?
 
     python scripts/playout_accuracy.py RESULTS [RESULTS ...] --net NETWORK [--playouts 32]
+        [--policies light heavy nakade]
 
 Replays every game of the results files (``gomcts arena``) and takes the positions whose move
 number is a multiple of ``--every`` (8), from ``--first`` (16) on, but not the last two. At
-each it plays ``--playouts`` light and heavy playouts (:mod:`go_env._core.playout`,
-:mod:`go_env._core.heavy_playout`) and reads the network's value (all 8 symmetries averaged,
-fp32), each from the side to move, and scores them against the game's result from that side
-(+1 won, -1 lost):
+each it plays ``--playouts`` playouts of each of ``--policies`` (light and heavy by default;
+``nakade``, the heavy playout with its nakade rule, on demand; :mod:`go_env._core.playout`,
+:mod:`go_env._core.heavy_playout`), drawn in turn from one generator, and reads the
+network's value (all 8 symmetries averaged, fp32), each from the side to move, and scores them
+against the game's result from that side (+1 won, -1 lost):
 
 * the squared error of the playouts' mean, of the network's value, and of the expected leaf
   value of the strong setting's mix, ``(1 - lam) v_net + lam * mean`` (``--lam``, 0.5; give
@@ -36,19 +38,21 @@ from go_env.kernels import heavy_playout, random_playout, seed_rng
 from go_env.rules import Rules
 from go_env.state import GoState
 
-PLAYOUTS = {"light": random_playout, "heavy": heavy_playout}
+PLAYOUTS = ("light", "heavy", "nakade")
+"""The playout policies the script can score (those of ``playout=`` in the evaluators)."""
 
 
 def playout_mean(state: GoState, policy: str, count: int, rng: np.ndarray) -> float:
     """The mean result (+1 win, -1 loss, 0 draw) of ``count`` playouts, for the side to move."""
     compiled = state.compiled()
     geo = compiled.geometry
-    playout = PLAYOUTS[policy]
+    args = (geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng)
     total = 0.0
     for _ in range(count):
-        black, white = playout(
-            compiled.vector.copy(), geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng
-        )
+        if policy == "light":
+            black, white = random_playout(compiled.vector.copy(), *args)
+        else:
+            black, white = heavy_playout(compiled.vector.copy(), *args, policy == "nakade")
         total += float(np.sign(black - white - compiled.komi))
     mean = total / count
     return mean if state.to_play.value == 1 else -mean
@@ -66,6 +70,13 @@ def main(argv: list[str] | None = None) -> int:
         "--lam", type=float, nargs="+", default=[0.5], help="the mix's playout weights (0.5)"
     )
     parser.add_argument("--seed", type=int, default=7, help="seed of the playouts (7)")
+    parser.add_argument(
+        "--policies",
+        nargs="+",
+        choices=PLAYOUTS,
+        default=["light", "heavy"],
+        help="playout policies to score, in this order (light heavy)",
+    )
     args = parser.parse_args(argv)
     if args.playouts < 1 or args.every < 1 or args.first < 0:
         parser.error("--playouts and --every must be >= 1 and --first >= 0")
@@ -80,11 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     rng = seed_rng(args.seed)
-    for policy in PLAYOUTS:  # compile before timing
+    policies = list(dict.fromkeys(args.policies))
+    for policy in policies:  # compile before timing
         playout_mean(GoState(Rules(size=9)), policy, 1, seed_rng(0))
     states, labels, lost = [], [], []
-    means: dict[str, list[float]] = {policy: [] for policy in PLAYOUTS}
-    seconds = dict.fromkeys(PLAYOUTS, 0.0)
+    means: dict[str, list[float]] = {policy: [] for policy in policies}
+    seconds = dict.fromkeys(policies, 0.0)
     for match, games in matches:
         rules = Rules(**match["rules"])
         for _, game in sorted(games.items()):
@@ -96,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                     states.append(state.clone())
                     labels.append(1.0 if (state.to_play.value == 1) == black_won else -1.0)
                     lost.append(game.score_a == 0.0)
-                    for policy in PLAYOUTS:
+                    for policy in policies:
                         start = time.perf_counter()
                         means[policy].append(playout_mean(state, policy, args.playouts, rng))
                         seconds[policy] += time.perf_counter() - start

@@ -272,11 +272,16 @@ class MCTSConfig:
         return self.backup
 
     def make_evaluator(self) -> Evaluator | None:
-        """A new leaf evaluator of :attr:`evaluator`; ``None`` for light rollouts (the search's).
+        """A new leaf evaluator of :attr:`evaluator`; ``None`` for one light rollout (the search's).
 
         Any other evaluator is seeded from :attr:`seed` (symmetry draws, rollouts...).
         """
-        if isinstance(self.evaluator, RolloutEvaluatorConfig) and self.evaluator.playout == "light":
+        evaluator = self.evaluator
+        if (
+            isinstance(evaluator, RolloutEvaluatorConfig)
+            and evaluator.playout == "light"
+            and evaluator.rollouts == 1
+        ):
             return None  # the search seeds its own rollouts (seeded games stay the same)
         seed = None
         if self.seed is not None:

@@ -12,7 +12,8 @@ rollouts. Built-ins, declared in our ``pyproject.toml`` exactly as a third-party
 declares its own:
 
 * ``rollout`` (:class:`RolloutEvaluatorConfig`): random rollouts, uniform priors
-  (``rollout:playout=heavy`` for the heavy playout policy);
+  (``rollout:playout=heavy`` for the heavy playout policy, ``rollouts=4`` for the mean of four
+  playouts per leaf);
 * ``net`` (:class:`agents.nets.evaluator_spec.NetEvaluatorConfig`): a policy/value network
   (the ``nets`` extra), found through its entry point so that ``agents.mcts`` never imports
   ``agents.nets``;
@@ -31,7 +32,13 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents.mcts.evaluators import Evaluator, MixedEvaluator, RolloutEvaluator, check_playout
+from agents.mcts.evaluators import (
+    Evaluator,
+    MixedEvaluator,
+    RolloutEvaluator,
+    check_playout,
+    check_rollouts,
+)
 from agents.plugins import Registry, plugin_field, resolve_plugin_fields
 
 __all__ = [
@@ -80,25 +87,30 @@ def make_evaluator(spec: str | Any) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class RolloutEvaluatorConfig:
-    """``rollout``: one compiled playout per leaf, uniform priors.
+    """``rollout``: compiled playouts from each leaf (one by default), uniform priors.
 
-    The value scale is the agent's ``score_scale``. With the light playout the ``mcts`` agent
+    The value scale is the agent's ``score_scale``. With one light playout the ``mcts`` agent
     lets its search seed this evaluator (:class:`~agents.mcts.search.Search`), as before plugins
     existed, so that seeded games stay the same.
 
     Args:
-        playout: ``"light"`` (default) or ``"heavy"``
+        playout: ``"light"`` (default), ``"heavy"`` or ``"nakade"``
             (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
+        rollouts: Playouts from each leaf, their values averaged (default 1).
     """
 
-    playout: Literal["light", "heavy"] = "light"
+    playout: Literal["light", "heavy", "nakade"] = "light"
+    rollouts: int = 1
 
     def __post_init__(self) -> None:
         check_playout(self.playout)
+        check_rollouts(self.rollouts)
 
     def build(self, *, seed: int | None = None, score_scale: float = 0.0) -> RolloutEvaluator:
         """A :class:`~agents.mcts.evaluators.RolloutEvaluator`."""
-        return RolloutEvaluator(seed=seed, score_scale=score_scale, playout=self.playout)
+        return RolloutEvaluator(
+            seed=seed, score_scale=score_scale, playout=self.playout, rollouts=self.rollouts
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,17 +125,20 @@ class MixEvaluatorConfig:
         value: The evaluator whose priors and values are mixed, a nested evaluator spec
             (``mcts:evaluator="mix:value=net,lam=0.5"``); default ``net``, the shipped network.
         lam: Weight of the rollout, in ``[0, 1]``.
-        playout: The rollout's policy, ``"light"`` (default) or ``"heavy"``
+        playout: The rollout's policy, ``"light"`` (default), ``"heavy"`` or ``"nakade"``
             (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
+        rollouts: Rollouts from each leaf, their values averaged into ``z_rollout`` (default 1).
     """
 
     value: EvaluatorPlugin = plugin_field(EVALUATORS, "net")
     lam: float = 0.5
-    playout: Literal["light", "heavy"] = "light"
+    playout: Literal["light", "heavy", "nakade"] = "light"
+    rollouts: int = 1
 
     def __post_init__(self) -> None:
         resolve_plugin_fields(self)
         check_playout(self.playout)
+        check_rollouts(self.rollouts)
         lam = self.lam
         if not (
             isinstance(lam, (int, float))
@@ -138,6 +153,9 @@ class MixEvaluatorConfig:
         seeds = np.random.SeedSequence(seed).generate_state(2)
         value = self.value.build(seed=int(seeds[0]), score_scale=score_scale)
         rollout = RolloutEvaluator(
-            seed=int(seeds[1]), score_scale=score_scale, playout=self.playout
+            seed=int(seeds[1]),
+            score_scale=score_scale,
+            playout=self.playout,
+            rollouts=self.rollouts,
         )
         return MixedEvaluator(value, rollout, lam=self.lam)

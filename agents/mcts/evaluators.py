@@ -6,9 +6,11 @@ those of the legal moves and renormalises them) and ``values`` of shape ``(B,)``
 **from the perspective of the player to move at each leaf**. A policy/value network implements
 the same protocol.
 
-* :class:`RolloutEvaluator`: one compiled playout per leaf (by default the light playout of
+* :class:`RolloutEvaluator`: one compiled playout per leaf, or the mean of ``rollouts`` of
+  them (by default the light playout of
   :mod:`go_env.kernels`, uniform random moves that never fill one's own eyes;
-  ``playout="heavy"`` answers the last move's ataris first and plays no self-atari), uniform
+  ``playout="heavy"`` answers the last move's ataris first and plays no self-atari, and
+  ``playout="nakade"`` lets the self-atari that kills an eye space through), uniform
   priors. The value is the game result from the leaf player's side, +1 win / -1 loss / 0 draw,
   which is standard MCTS (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0``
   it is instead ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps
@@ -28,18 +30,24 @@ from numba import njit
 
 from go_env.kernels import H_TO_PLAY, heavy_playout, random_playout, seed_rng
 from go_env.state import CompiledState, GoState
+from go_env.validation import check_int
 
 __all__ = [
+    "MAX_ROLLOUTS",
     "PLAYOUTS",
     "Evaluator",
     "LeafBatch",
     "MixedEvaluator",
     "RolloutEvaluator",
     "check_playout",
+    "check_rollouts",
 ]
 
-PLAYOUTS = ("light", "heavy")
-"""The playout policies of :class:`RolloutEvaluator`."""
+PLAYOUTS = ("light", "heavy", "nakade")
+"""The playout policies of :class:`RolloutEvaluator`, in the order of the kernel's codes."""
+
+MAX_ROLLOUTS = 64
+"""The most rollouts :class:`RolloutEvaluator` averages per leaf."""
 
 
 def check_playout(playout: object) -> None:
@@ -50,6 +58,21 @@ def check_playout(playout: object) -> None:
     """
     if playout not in PLAYOUTS:
         raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}; got {playout!r}")
+
+
+def check_rollouts(rollouts: object) -> None:
+    """Refuse a rollout count per leaf that is not an int in ``[1, MAX_ROLLOUTS]``.
+
+    Raises:
+        ValueError: Naming the value and the counts allowed.
+    """
+    check_int(
+        "rollouts",
+        rollouts,
+        min=1,
+        max=MAX_ROLLOUTS,
+        allowed=f"an int in [1, {MAX_ROLLOUTS}] (rollouts averaged per leaf)",
+    )
 
 
 class LeafBatch:
@@ -130,30 +153,31 @@ class Evaluator(Protocol):
 
 @njit(cache=True)
 def _rollout_values(
-    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, heavy, rng, out
+    vectors, work, nbr, diag, zob, move_limit, komi, score_scale, policy, rollouts, rng, out
 ):  # pragma: no cover - compiled
     for b in range(vectors.shape[0]):
-        work[:] = vectors[b]
         player = vectors[b, H_TO_PLAY]
-        if heavy:
-            black, white = heavy_playout(work, nbr, diag, zob, move_limit, rng)
-        else:
-            black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
-        score = float(black - white) - komi
-        if player == 2:
-            score = -score
-        if score_scale > 0.0:
-            out[b] = np.tanh(score / score_scale)
-        elif score > 0.0:
-            out[b] = 1.0
-        elif score < 0.0:
-            out[b] = -1.0
-        else:
-            out[b] = 0.0
+        total = 0.0
+        for _ in range(rollouts):
+            work[:] = vectors[b]
+            if policy > 0:
+                black, white = heavy_playout(work, nbr, diag, zob, move_limit, rng, policy == 2)
+            else:
+                black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
+            score = float(black - white) - komi
+            if player == 2:
+                score = -score
+            if score_scale > 0.0:
+                total += np.tanh(score / score_scale)
+            elif score > 0.0:
+                total += 1.0
+            elif score < 0.0:
+                total -= 1.0
+        out[b] = total / rollouts
 
 
 class RolloutEvaluator:
-    """One compiled playout per leaf; uniform priors.
+    """Compiled playouts from each leaf (one by default); uniform priors.
 
     Args:
         seed: Seed of the playout generator (``None``: fresh entropy).
@@ -162,19 +186,33 @@ class RolloutEvaluator:
             side (komi included).
         playout: ``"light"`` (default): uniform random moves that fill no own eye
             (:mod:`go_env._core.playout`); ``"heavy"``: first the captures and escapes that
-            answer the last move, and no self-atari (:mod:`go_env._core.heavy_playout`).
+            answer the last move, and no self-atari (:mod:`go_env._core.heavy_playout`);
+            ``"nakade"``: the heavy playout that also lets a player fill the opponent's eye
+            space into a killing shape (the module's rule 3).
+        rollouts: Playouts from each leaf, their values averaged (1 to :data:`MAX_ROLLOUTS`).
+            More lower the variance of the leaf value at the cost of more playouts (leaf
+            parallelisation, Cazenave and Jouandeau 2007); with one, the values are those of
+            a single playout, exactly as before the option existed.
     """
 
     uniform_priors = True
 
     def __init__(
-        self, *, seed: int | None = None, score_scale: float = 0.0, playout: str = "light"
+        self,
+        *,
+        seed: int | None = None,
+        score_scale: float = 0.0,
+        playout: str = "light",
+        rollouts: int = 1,
     ) -> None:
         if not score_scale >= 0.0:
             raise ValueError(f"score_scale must be >= 0 (0 = win/loss value), got {score_scale}")
         check_playout(playout)
+        check_rollouts(rollouts)
         self.score_scale = float(score_scale)
         self.playout = playout
+        self.rollouts = int(rollouts)
+        self._policy = PLAYOUTS.index(playout)  # the kernel's code of the policy
         self.seed(seed)
         self._work: np.ndarray | None = None
         self._values: dict[int, np.ndarray] = {}
@@ -187,7 +225,7 @@ class RolloutEvaluator:
         self._rng = seed_rng(int(seed))
 
     def values(self, batch: LeafBatch) -> np.ndarray:
-        """``float64 (B,)`` playout values (a buffer reused by the next call)."""
+        """``float64 (B,)`` means of :attr:`rollouts` playout values (a reused buffer)."""
         vectors = batch.vectors
         count, length = vectors.shape
         if self._work is None or self._work.shape[0] != length:
@@ -206,7 +244,8 @@ class RolloutEvaluator:
             compiled.move_limit,
             compiled.komi,
             self.score_scale,
-            self.playout == "heavy",
+            self._policy,
+            self.rollouts,
             self._rng,
             out,
         )

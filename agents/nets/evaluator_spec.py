@@ -8,7 +8,8 @@ alone: the model shipped with the package). Options follow the path inside quote
 ``v = (1 - lam) * v_net + lam * z_rollout`` (:class:`~agents.mcts.evaluators.MixedEvaluator`;
 Boke Go's lambda is 1/2, ``docs/protocol.md#boke-go``); ``lam=0`` (default) is the value
 network alone, as in [LL20]. ``playout=heavy`` plays those rollouts with the heavy policy
-(:mod:`go_env._core.heavy_playout`: the last move's captures and escapes, no self-atari).
+(:mod:`go_env._core.heavy_playout`: the last move's captures and escapes, no self-atari), and
+``rollouts=4`` averages four of them per leaf.
 
 ``sha256=PREFIX`` pins the network: building the evaluator refuses a checkpoint whose
 SHA-256 (:func:`~agents.nets.checkpoint.model_digest`, of the uncompressed bytes) does not
@@ -28,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from agents.mcts.evaluators import check_playout
+from agents.mcts.evaluators import check_playout, check_rollouts
 from agents.nets.devices import check_device
 from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
@@ -65,8 +66,10 @@ class NetEvaluatorConfig:
             checked); a checkpoint with another digest is refused when the evaluator is
             built.
         playout: The rollouts' policy when ``lam > 0``: ``"light"`` (default, uniform random
-            moves) or ``"heavy"`` (the last move's captures and escapes first, no self-atari;
+            moves), ``"heavy"`` (the last move's captures and escapes first, no self-atari)
+            or ``"nakade"`` (heavy, and the self-atari that kills an eye space allowed;
             :class:`~agents.mcts.evaluators.RolloutEvaluator`).
+        rollouts: Rollouts per leaf when ``lam > 0``, their values averaged (default 1).
     """
 
     __spec_positional__: ClassVar[str] = "model"
@@ -79,7 +82,8 @@ class NetEvaluatorConfig:
     threads: int = 1
     precision: str = "fp32"
     sha256: str = ""
-    playout: Literal["light", "heavy"] = "light"
+    playout: Literal["light", "heavy", "nakade"] = "light"
+    rollouts: int = 1
 
     def __post_init__(self) -> None:
         if self.symmetry not in ("none", "random", "average"):
@@ -96,6 +100,12 @@ class NetEvaluatorConfig:
             raise ValueError(
                 f"playout={self.playout} sets the policy of the rollouts mixed in with lam > 0, "
                 "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop playout="
+            )
+        check_rollouts(self.rollouts)
+        if self.rollouts != 1 and self.lam == 0:
+            raise ValueError(
+                f"rollouts={self.rollouts} sets the rollouts per leaf mixed in with lam > 0, "
+                "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop rollouts="
             )
         if self.sha256 and not _DIGEST_PREFIX.match(self.sha256):
             raise ValueError(
@@ -156,7 +166,10 @@ class NetEvaluatorConfig:
         if self.lam == 0.0:
             return net
         rollout = RolloutEvaluator(
-            seed=int(seeds[1]), score_scale=score_scale, playout=self.playout
+            seed=int(seeds[1]),
+            score_scale=score_scale,
+            playout=self.playout,
+            rollouts=self.rollouts,
         )
         return MixedEvaluator(net, rollout, lam=self.lam)
 

@@ -35,6 +35,7 @@ __all__ = [
     "atari_liberty",
     "candidate_hash",
     "check_local",
+    "fills_nakade",
     "in_atari",
     "is_self_atari",
     "liberties_after",
@@ -394,3 +395,75 @@ def is_self_atari(s, nbr, p, color):  # pragma: no cover - compiled
     if not joins:
         return False  # a single stone: a throw-in is allowed
     return liberties_after(s, nbr, p, color) == 1
+
+
+_NAKADE_MAX = 5  # the most stones of a killing fill: a plus of five, the largest shape known
+
+
+@njit(cache=True)
+def fills_nakade(s, nbr, p, color):  # pragma: no cover - compiled
+    """Whether ``color``'s self-atari at ``p`` fills an enclosed eye space into a killing shape.
+
+    Call it only for a move :func:`is_self_atari` calls one. The chain the move makes, with its
+    one liberty ``L``, must fill a space enclosed by the opponent alone (every neighbour of
+    ``L`` is the chain, the opponent or the edge), and the points its capture leaves empty
+    must be a shape the player kills by playing one point (nakade): two, three, a pyramid of
+    four or a plus of five, each with a point next to all the others, or the square of four,
+    dead as it stands. Bulky fives and sixes are not recognised: those fills stay rejected.
+    """
+    opponent = 3 - color
+    chain = np.empty(_NAKADE_MAX, dtype=np.int64)
+    chain[0] = p
+    n = 1
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0 or s[_at(s, COLOR, q)] != color:
+            continue
+        h = s[_at(s, HEAD, q)]
+        seen = False
+        for i in range(1, n):  # chain[0] is the empty p
+            if s[_at(s, HEAD, chain[i])] == h:
+                seen = True
+                break
+        if seen:
+            continue
+        stone = h
+        while True:
+            if n == _NAKADE_MAX:
+                return False
+            chain[n] = stone
+            n += 1
+            stone = s[_at(s, NEXT, stone)]
+            if stone == h:
+                break
+    liberty = -1
+    for i in range(n):
+        for k in range(4):
+            t = nbr[chain[i], k]
+            if t >= 0 and t != p and s[_at(s, COLOR, t)] == 0:
+                liberty = t
+    if liberty < 0:
+        return False
+    for k in range(4):
+        t = nbr[liberty, k]
+        if t < 0 or s[_at(s, COLOR, t)] == opponent:
+            continue
+        inside = False
+        for i in range(n):
+            if chain[i] == t:
+                inside = True
+        if not inside:
+            return False  # the space opens onto an empty point or another chain of the player
+    square = n == 4
+    for i in range(n):
+        inner = 0
+        for k in range(4):
+            t = nbr[chain[i], k]
+            for j in range(n):
+                if t >= 0 and chain[j] == t:
+                    inner += 1
+        if inner == n - 1:
+            return True
+        if inner != 2:
+            square = False
+    return square

@@ -18,6 +18,14 @@ first), and the self-atari rule of playout engines since (Pachi, Fuego):
    move that leaves its chain of two or more stones with one liberty and captures nothing. A
    single stone may still be thrown in. A player with no such move passes, which keeps a seki
    alive.
+3. **Nakade** (optional, ``nakade``; the ``nakade`` policy of the evaluators). Rule 2 keeps a
+   player from filling the opponent's eye space to kill: the last fill is a self-atari of two
+   or more stones. With this rule such a self-atari is allowed when it fills a space enclosed
+   by the opponent alone and its capture leaves a shape the player kills with one move (two
+   or three points, a pyramid of four, a plus of five) or the dead square of four
+   (:func:`go_env._core.board.fills_nakade`), as the self-atari check of Pachi's playouts
+   lets nakade through (Petr Baudis, *MCTS with Information Sharing*, master thesis, Charles
+   University in Prague, 2011).
 
 The playout ends and is scored as the light one: two consecutive passes or the move cap,
 Tromp-Taylor area; simple ko only, suicide never.
@@ -117,11 +125,12 @@ def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def heavy_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - compiled
+def heavy_playout(s, nbr, diag, zob, max_moves, rng, nakade):  # pragma: no cover - compiled
     """Play the heavy policy on ``s`` (modified in place) to the end of the game.
 
     Arguments and result as :func:`go_env._core.playout.random_playout`: ``(black_area,
-    white_area)`` of the final position.
+    white_area)`` of the final position. With ``nakade``, rule 2 also allows the self-atari
+    that fills an enclosed eye space into a killing shape (the module docstring's rule 3).
     """
     candidates = np.empty(_MAX_CANDIDATES, dtype=np.int64)
     while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
@@ -129,6 +138,6 @@ def heavy_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - comp
         if n > 0:
             move = candidates[np.int64((next_random(rng) * np.uint64(n)) >> np.uint64(32))]
         else:
-            move = uniform_move(s, nbr, diag, rng, True)
+            move = uniform_move(s, nbr, diag, rng, True, nakade)
         play(s, nbr, zob, move)
     return area(s, nbr)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._core.board import LEGAL, check_local, is_self_atari, play
+from go_env._core.board import LEGAL, check_local, fills_nakade, is_self_atari, play
 from go_env._core.layout import H_MOVES, H_NEMPTY, H_P, H_PASSES, H_TO_PLAY, HEADER
 from go_env._core.scoring import area
 
@@ -93,17 +93,18 @@ def random_playout(s, nbr, diag, zob, max_moves, rng):  # pragma: no cover - com
         ``(black_area, white_area)`` of the final position.
     """
     while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
-        play(s, nbr, zob, uniform_move(s, nbr, diag, rng, False))
+        play(s, nbr, zob, uniform_move(s, nbr, diag, rng, False, False))
     return area(s, nbr)
 
 
 @njit(cache=True)
-def uniform_move(s, nbr, diag, rng, no_self_atari):  # pragma: no cover - compiled
+def uniform_move(s, nbr, diag, rng, no_self_atari, nakade):  # pragma: no cover - compiled
     """A uniform draw among the player to move's legal points that fill no own eye; ``P``: none.
 
     With ``no_self_atari``, a self-atari of two or more stones (:func:`is_self_atari`) is
-    rejected too. Rejected points are moved behind the candidates in the empty list, so each
-    point is tried at most once.
+    rejected too, unless ``nakade`` is set and it fills an enclosed eye space into a killing
+    shape (:func:`fills_nakade`). Rejected points are moved behind the candidates in the empty
+    list, so each point is tried at most once.
     """
     points = s[H_P]
     empty0 = HEADER + _EMPTY_SEG * points
@@ -116,7 +117,11 @@ def uniform_move(s, nbr, diag, rng, no_self_atari):  # pragma: no cover - compil
         if (
             not is_own_eye(s, nbr, diag, p, color)
             and check_local(s, nbr, p, color, False) == LEGAL
-            and not (no_self_atari and is_self_atari(s, nbr, p, color))
+            and not (
+                no_self_atari
+                and is_self_atari(s, nbr, p, color)
+                and not (nakade and fills_nakade(s, nbr, p, color))
+            )
         ):
             return p
         k -= 1  # move the rejected point behind the candidates

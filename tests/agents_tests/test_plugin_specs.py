@@ -172,16 +172,22 @@ def test_config_accepts_specs_and_instances() -> None:
 def test_unknown_evaluator_suggests_names() -> None:
     with pytest.raises(PluginNotFoundError, match=r"unknown leaf evaluator 'rollut'.*'rollout'"):
         MCTSConfig(evaluator="rollut")
-    no_x = "evaluator 'rollout' has no parameter 'x'; allowed: playout"
+    no_x = "evaluator 'rollout' has no parameter 'x'; allowed: playout, rollouts"
     with pytest.raises(SpecError, match=no_x):
         agent_config("mcts:evaluator=rollout:x=1")
-    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy"
+    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy, nakade$"
     with pytest.raises(SpecError, match=bad_playout):
         agent_config("mcts:evaluator=rollout:playout=fast")
     with pytest.raises(SpecError, match=bad_playout):
         agent_config('mcts:evaluator="net:lam=0.5,playout=fast"')
     with pytest.raises(SpecError, match=r"playout=heavy sets the policy .* and lam is 0"):
         agent_config('mcts:evaluator="net:playout=heavy"')
+    with pytest.raises(SpecError, match=r"rollouts=4 sets the rollouts per leaf .* lam is 0"):
+        agent_config('mcts:evaluator="net:rollouts=4"')
+    with pytest.raises(SpecError, match=r"rollouts.*an int in \[1, 64\]"):
+        agent_config("mcts:evaluator=rollout:rollouts=0")
+    with pytest.raises(SpecError, match=r"rollouts.*an int in \[1, 64\]"):
+        agent_config('mcts:evaluator="mix:value=rollout,lam=0.5,rollouts=100"')
     with pytest.raises(SpecError, match=r"lam must be a number in \[0, 1\]"):
         agent_config('mcts:evaluator="mix:value=rollout,lam=2"')
 
@@ -205,6 +211,16 @@ def test_heavy_rollouts_are_built_from_each_spec_that_plays_rollouts() -> None:
     assert heavy is not None and heavy.playout == "heavy"
     mix = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,playout=heavy")
     assert mix.make_evaluator().rollout.playout == "heavy"
+    nakade = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,playout=nakade")
+    assert nakade.make_evaluator().rollout.playout == "nakade"
+
+
+def test_averaged_rollouts_are_built_from_each_spec_that_plays_rollouts() -> None:
+    light = MCTSConfig(sims=8, seed=2, evaluator="rollout:rollouts=4").make_evaluator()
+    assert light is not None and (light.playout, light.rollouts) == ("light", 4)
+    mix = MCTSConfig(sims=8, evaluator="mix:value=rollout,lam=0.5,rollouts=3")
+    assert mix.make_evaluator().rollout.rollouts == 3
+    assert MCTSConfig(sims=8, evaluator="mix:value=rollout").make_evaluator().rollout.rollouts == 1
 
 
 def test_register_refuses_a_taken_name() -> None:

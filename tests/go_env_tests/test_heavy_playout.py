@@ -8,8 +8,9 @@ from game_support import SEKI
 from reference_go import area, chain_of, liberties_of
 
 from go_env import kernels
-from go_env._core.board import is_self_atari, liberties_after
+from go_env._core.board import fills_nakade, is_self_atari, liberties_after
 from go_env._core.heavy_playout import tactical_moves
+from go_env._core.playout import uniform_move
 from go_env.rules import Rules
 from go_env.state import Color, GoState
 
@@ -139,22 +140,24 @@ def test_a_capture_is_not_a_self_atari() -> None:
     assert liberties_and_self_atari(board, (0, 0), Color.WHITE) == (2, False)
 
 
-def final_board(state: GoState, playout: object, seed: int) -> list[int]:
+def final_board(state: GoState, playout: object, seed: int, *nakade: bool) -> list[int]:
     compiled = state.compiled()
     geo = compiled.geometry
     vector = compiled.vector
-    playout(vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, kernels.seed_rng(seed))
+    rng = kernels.seed_rng(seed)
+    playout(vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng, *nakade)
     n = state.size
     return vector[kernels.HEADER : kernels.HEADER + n * n].tolist()
 
 
-def test_heavy_playouts_keep_a_seki_that_light_playouts_break() -> None:
+@pytest.mark.parametrize("nakade", [False, True])
+def test_heavy_playouts_keep_a_seki_that_light_playouts_break(nakade: bool) -> None:
     state = GoState.from_ascii(SEKI)
     seki = [point(state, 0, 1), point(state, 0, 4)]
     colours = [state.color_at(p).value for p in seki]
     light_broken = 0
     for seed in range(100):
-        heavy = final_board(state, kernels.heavy_playout, seed)
+        heavy = final_board(state, kernels.heavy_playout, seed, nakade)
         assert [heavy[p] for p in seki] == colours, f"seed {seed}"
         assert heavy[point(state, 0, 3)] == 0
         light = final_board(state, kernels.random_playout, seed)
@@ -162,8 +165,11 @@ def test_heavy_playouts_keep_a_seki_that_light_playouts_break() -> None:
     assert light_broken > 0
 
 
+@pytest.mark.parametrize("nakade", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(seed: int) -> None:
+def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(
+    seed: int, nakade: bool
+) -> None:
     size = 5 + seed % 5
     rng = np.random.default_rng(seed)
     state = GoState(Rules(size=size, komi=0.5))
@@ -176,8 +182,9 @@ def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(seed
     outcomes = []
     for _ in range(2):
         vector = compiled.vector.copy()
+        rng = kernels.seed_rng(seed)
         black, white = kernels.heavy_playout(
-            vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, kernels.seed_rng(seed)
+            vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng, nakade
         )
         outcomes.append((black, white, vector.tolist()))
     assert outcomes[0] == outcomes[1]
@@ -190,3 +197,119 @@ def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(seed
     assert final_vector[kernels.H_PASSES] >= 2 or final_vector[kernels.H_MOVES] >= (
         compiled.move_limit
     )
+
+
+def nakade_fill(text: str, row: int, column: int) -> tuple[bool, bool]:
+    """Black at (row, column) of ``text``: (a self-atari, and a killing fill)."""
+    state = GoState.from_ascii(text)
+    compiled = state.compiled()
+    p = point(state, row, column)
+    nbr = compiled.geometry.nbr
+    return (
+        bool(is_self_atari(compiled.vector, nbr, p, 1)),
+        bool(fills_nakade(compiled.vector, nbr, p, 1)),
+    )
+
+
+# Each board is 7x7; Black's move (row, column) is a self-atari of two or more stones.
+FILLS = {
+    # Captured, the two stones leave a two-point eye: one eye.
+    "three-space eye filled to two stones": (
+        """
+        . . . . . . .
+        . O O O O O .
+        . O X . . O .
+        . O O O O O .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        True,
+    ),
+    # Captured, the square of four leaves a dead square.
+    "bulky five filled to a square": (
+        """
+        . . . . . . .
+        . O O O O O .
+        . O X . . O .
+        . O X X O O .
+        . O O O O . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        True,
+    ),
+    # Captured, four stones in a row leave a straight four: two eyes for the defender.
+    "straight five filled to four": (
+        """
+        . . . . . . .
+        O O O O O O O
+        O X X X . . O
+        O O O O O O O
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 4),
+        False,
+    ),
+    # The liberty opens onto an empty point: no enclosed eye space.
+    "liberty open to the board": (
+        """
+        . . . . . . .
+        . O O O . O .
+        . O X . . O .
+        . O O O O O .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (2, 3),
+        False,
+    ),
+    # Six stones: larger than any shape a fill kills.
+    "six stones": (
+        """
+        O O O O O O O
+        O X X X . . O
+        O X X O O O O
+        O O O O . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (1, 4),
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FILLS)
+def test_a_self_atari_is_a_killing_fill_only_into_a_dead_shape(name: str) -> None:
+    board, (row, column), kills = FILLS[name]
+    assert nakade_fill(board, row, column) == (True, kills)
+
+
+def test_only_the_nakade_rule_lets_the_killing_fill_through() -> None:
+    # Black's only moves: a throw-in at (1, 3), or the fill at (1, 2) that kills the space.
+    state = GoState.from_ascii(
+        """
+        O O O O O
+        O X . . O
+        O O O O O
+        O . O . O
+        O O O O O
+        """
+    )
+    compiled = state.compiled()
+    geo = compiled.geometry
+    chosen = {False: set(), True: set()}
+    for nakade in (False, True):
+        for seed in range(40):
+            vector = compiled.vector.copy()
+            rng = kernels.seed_rng(seed)
+            chosen[nakade].add(int(uniform_move(vector, geo.nbr, geo.diag, rng, True, nakade)))
+    assert chosen[False] == {point(state, 1, 3)}
+    assert chosen[True] == {point(state, 1, 2), point(state, 1, 3)}

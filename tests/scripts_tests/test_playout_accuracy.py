@@ -30,7 +30,7 @@ def accuracy() -> ModuleType:
     return load_script("playout_accuracy")
 
 
-@pytest.mark.parametrize("policy", ["light", "heavy"])
+@pytest.mark.parametrize("policy", ["light", "heavy", "nakade"])
 def test_playout_means_are_from_the_side_to_move(accuracy, policy) -> None:
     rules = Rules(size=7, komi=0.5)
     black = GoState.from_ascii(BLACK_ALIVE, rules)
@@ -57,12 +57,16 @@ def test_reads_matches_and_prints_each_predictor(accuracy, tmp_path, capsys) -> 
     assert "8 positions, 4 of them in games A lost" in out
     assert out.count("mixed with the network at lam=0.25") == 2
     assert "light playouts: squared error" in out and "heavy playouts: squared error" in out
+    assert "nakade playouts" not in out  # scored only on demand
     errors = [
         float(line.split("squared error ")[1].split()[0])
         for line in out.splitlines()
         if "squared error" in line
     ]
     assert all(0 <= e <= 4 for e in errors) and np.isfinite(errors).all()
+    assert accuracy.main([*argv, "--policies", "nakade", "heavy"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("nakade playouts") < out.index("heavy playouts") and "light" not in out
     assert accuracy.main([str(path), "--net", "no-such-net.pt"]) == 2
     assert "no-such-net.pt" in capsys.readouterr().err
     assert accuracy.main([*argv[:3], "--first", "99"]) == 2

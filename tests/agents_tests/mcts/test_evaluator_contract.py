@@ -20,6 +20,18 @@ class TestHeavyRollout(EvaluatorContract):
         return EVALUATORS.build("rollout:playout=heavy")
 
 
+class TestNakadeRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=nakade")
+
+
+class TestAveragedRollouts(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=heavy,rollouts=3")
+
+
 class TestMixOfRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self):
@@ -63,3 +75,18 @@ class TestNetWithHeavyRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self, tiny_model):
         return EVALUATORS.build(f"net:{tiny_model},lam=0.5,playout=heavy")
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+class TestNetWithAveragedRollouts(EvaluatorContract):
+    policy = "puct"
+
+    @pytest.fixture
+    def plugin(self, tiny_model):
+        return EVALUATORS.build(f"net:{tiny_model},lam=0.5,playout=heavy,rollouts=2")
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_net_spec_passes_its_rollouts_to_the_mixed_evaluator(tiny_model):
+    built = EVALUATORS.build(f"net:{tiny_model},lam=0.5,rollouts=2").build(seed=1)
+    assert (built.lam, built.rollout.rollouts, built.rollout.playout) == (0.5, 2, "light")

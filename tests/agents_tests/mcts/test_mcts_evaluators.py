@@ -70,8 +70,39 @@ def test_heavy_rollouts_value_a_seki_as_it_stands():
     assert (light < 1.0).any()
 
 
-def test_playout_policy_must_be_light_or_heavy():
-    with pytest.raises(ValueError, match="playout must be one of light, heavy; got 'medium'"):
+def test_rollouts_average_that_many_playouts_per_leaf():
+    # The playouts are drawn leaf by leaf from one generator: four per leaf are the playouts
+    # one per leaf gives for four copies of each leaf in a row.
+    state = GoState(Rules(size=7, komi=7.5))
+    other = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5))
+    for playout, leaf in (("light", state), ("heavy", state), ("heavy", other)):
+        averaged = RolloutEvaluator(seed=9, playout=playout, rollouts=4)
+        values = averaged.evaluate(batch_of(*[leaf] * 8))[1].copy()
+        single = RolloutEvaluator(seed=9, playout=playout).evaluate(batch_of(*[leaf] * 32))[1]
+        assert np.array_equal(values, single.reshape(8, 4).mean(axis=1))
+    values = RolloutEvaluator(seed=2, rollouts=4).evaluate(batch_of(*[state] * 64))[1]
+    assert set((values * 4).tolist()) <= {-4.0, -2.0, 0.0, 2.0, 4.0}
+    assert (np.abs(values) < 1.0).any()  # leaves whose four playouts disagree
+
+
+def test_rollouts_average_the_score_values_too():
+    black = GoState.from_ascii(WON_BY_BLACK, Rules(size=5, komi=0.5))
+    values = RolloutEvaluator(seed=4, score_scale=10.0, rollouts=3)
+    single = RolloutEvaluator(seed=4, score_scale=10.0).evaluate(batch_of(*[black] * 6))[1]
+    averaged = values.evaluate(batch_of(black, black))[1]
+    assert np.allclose(averaged, single.reshape(2, 3).mean(axis=1))
+
+
+@pytest.mark.parametrize("rollouts", [0, -1, 65, 1.5, True, "2"])
+def test_rollouts_must_be_an_int_from_1_to_64(rollouts):
+    with pytest.raises(ValueError, match=r"rollouts.*an int in \[1, 64\]"):
+        RolloutEvaluator(rollouts=rollouts)
+
+
+def test_playout_policy_must_be_light_heavy_or_nakade():
+    with pytest.raises(
+        ValueError, match="playout must be one of light, heavy, nakade; got 'medium'"
+    ):
         RolloutEvaluator(playout="medium")
 
 
