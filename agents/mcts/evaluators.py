@@ -212,7 +212,6 @@ class RolloutEvaluator:
         self.score_scale = float(score_scale)
         self.playout = playout
         self.rollouts = int(rollouts)
-        self._policy = PLAYOUTS.index(playout)  # the kernel's code of the policy
         self.seed(seed)
         self._work: np.ndarray | None = None
         self._values: dict[int, np.ndarray] = {}
@@ -244,7 +243,7 @@ class RolloutEvaluator:
             compiled.move_limit,
             compiled.komi,
             self.score_scale,
-            self._policy,
+            PLAYOUTS.index(self.playout),  # the kernel's code of the policy
             self.rollouts,
             self._rng,
             out,
