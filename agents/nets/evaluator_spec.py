@@ -96,17 +96,16 @@ class NetEvaluatorConfig:
         check_device(self.device)
         check_precision(self.precision)
         check_playout(self.playout)
-        if self.playout != "light" and self.lam == 0:
-            raise ValueError(
-                f"playout={self.playout} sets the policy of the rollouts mixed in with lam > 0, "
-                "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop playout="
-            )
         check_rollouts(self.rollouts)
-        if self.rollouts != 1 and self.lam == 0:
-            raise ValueError(
-                f"rollouts={self.rollouts} sets the rollouts per leaf mixed in with lam > 0, "
-                "and lam is 0 (the network alone); set lam, e.g. lam=0.5, or drop rollouts="
-            )
+        for name, value, default, what in (
+            ("playout", self.playout, "light", "the policy of the rollouts"),
+            ("rollouts", self.rollouts, 1, "the rollouts per leaf"),
+        ):
+            if value != default and self.lam == 0:
+                raise ValueError(
+                    f"{name}={value} sets {what} mixed in with lam > 0, and lam is 0 (the "
+                    f"network alone); set lam, e.g. lam=0.5, or drop {name}="
+                )
         if self.sha256 and not _DIGEST_PREFIX.match(self.sha256):
             raise ValueError(
                 f"sha256 must be 12 to 64 lower-case hex digits (a SHA-256 or its start), "
