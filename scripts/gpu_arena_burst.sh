@@ -45,6 +45,8 @@ done
 {
     date -u
     echo "cores: $(nproc), workers: $WORKERS"
+    # the copy's git metadata: on a machine sent the working tree alone it can name an older
+    # commit than the tree's (the project's GPU machines do; the record says which code ran)
     git rev-parse HEAD 2>/dev/null
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
     python3 -c "import sys, numba, onnxruntime, torch; print(sys.version.split()[0], 'numba', numba.__version__, 'onnxruntime', onnxruntime.__version__, 'torch', torch.__version__)"
