@@ -63,9 +63,9 @@ _CELLS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2))
 """The eight cells of a 3x3 grid in the code's order (row, column); the centre is (1, 1)."""
 
 
-def _variants(rows: tuple[str, str, str]) -> set[tuple[str, str, str]]:
+def _variants(rows: tuple[str, str, str]) -> set[tuple[str, ...]]:
     """The pattern in its eight rotations and reflections, each with its colours swapped too."""
-    out = set()
+    out: set[tuple[str, ...]] = set()
     grid = [list(row) for row in rows]
     for _ in range(4):
         grid = [list(row) for row in zip(*grid[::-1], strict=True)]  # a quarter turn
