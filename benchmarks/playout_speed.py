@@ -9,6 +9,9 @@ Cases (one process, one thread each):
 * ``kernels.heavy_playout in a numba loop``: the same loop with the heavy playout (the last
   move's captures and escapes first, no self-atari; :mod:`go_env._core.heavy_playout`), and
   its ratio to the light kernel's playouts/s (no target: what ``playout=heavy`` costs).
+* ``kernels.heavy_playout with patterns``: the heavy loop with MoGo's 3x3 shapes and captures
+  anywhere (``patterns=True``; :mod:`go_env._core.patterns`), and its ratio to the heavy
+  kernel's playouts/s (no target: what ``playout=patterns`` costs over ``heavy``).
 * ``OpenSpiel go, Python API``: random games with ``state.legal_actions()`` and
   ``state.apply_action`` driven from Python by a seeded ``random.Random``; a peer for moves/s.
 
@@ -65,18 +68,22 @@ TARGET_PLAYOUTS = 20_000.0
 API = "GoState.random_playout"
 KERNEL = "kernels.random_playout in a numba loop"
 HEAVY = "kernels.heavy_playout in a numba loop"
+PATTERNS = "kernels.heavy_playout with patterns"
 PEER = "OpenSpiel go, Python API"
 
 
 @njit(cache=True)
-def _playout_batch(start, nbr, diag, zob, max_moves, rng, count, heavy):  # pragma: no cover
-    """Run ``count`` playouts (heavy or light) from a copy of ``start``; return their moves."""
+def _playout_batch(start, nbr, diag, zob, max_moves, rng, count, policy):  # pragma: no cover
+    """Run ``count`` playouts from a copy of ``start``; return their moves.
+
+    ``policy``: 0 light, 1 heavy, 2 heavy with patterns.
+    """
     work = start.copy()
     moves = 0
     for _ in range(count):
         work[:] = start
-        if heavy:
-            heavy_playout(work, nbr, diag, zob, max_moves, rng, False)
+        if policy > 0:
+            heavy_playout(work, nbr, diag, zob, max_moves, rng, False, policy == 2)
         else:
             random_playout(work, nbr, diag, zob, max_moves, rng)
         moves += work[H_MOVES] - start[H_MOVES]
@@ -97,7 +104,7 @@ def _api_case(rules: Rules, seconds: float) -> Sample:
     return clock.sample(playouts)
 
 
-def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int, heavy: bool) -> Sample:
+def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int, policy: int) -> Sample:
     compiled = GoState(rules).compiled()
     geo = compiled.geometry
     rng = seed_rng(seed)
@@ -115,7 +122,7 @@ def _kernel_case(rules: Rules, seconds: float, seed: int, batch: int, heavy: boo
                     compiled.move_limit,
                     rng,
                     batch,
-                    heavy,
+                    policy,
                 )
             )
             playouts += batch
@@ -178,12 +185,17 @@ def main(argv: list[str] | None = None) -> int:
             Case(
                 KERNEL,
                 "playouts/s",
-                lambda: _kernel_case(rules, secs, args.seed, args.batch, False),
+                lambda: _kernel_case(rules, secs, args.seed, args.batch, 0),
             ),
             Case(
                 HEAVY,
                 "playouts/s",
-                lambda: _kernel_case(rules, secs, args.seed, args.batch, True),
+                lambda: _kernel_case(rules, secs, args.seed, args.batch, 1),
+            ),
+            Case(
+                PATTERNS,
+                "playouts/s",
+                lambda: _kernel_case(rules, secs, args.seed, args.batch, 2),
             ),
         ]
         if pyspiel is not None:
@@ -204,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     kernel = series[KERNEL]
     length = kernel.extra_total("moves") / kernel.units_total()
     heavy = series[HEAVY]
+    patterns = series[PATTERNS]
     rows = [
         series_row(series[API], "not counted", "not counted"),
         series_row(
@@ -214,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{heavy.extra_total('moves') / heavy.units_total():.1f}",
             format_rate(statistics.median(heavy.extra_rates("moves"))),
         ),
+        series_row(
+            patterns,
+            f"{patterns.extra_total('moves') / patterns.units_total():.1f}",
+            format_rate(statistics.median(patterns.extra_rates("moves"))),
+        ),
     ]
     heavy_ratio = Ratio(
         f"{HEAVY} playouts/s",
@@ -221,7 +239,13 @@ def main(argv: list[str] | None = None) -> int:
         [a / b for a, b in zip(heavy.rates, kernel.rates, strict=True)],
         [a / b for a, b in zip(heavy.cpu_rates, kernel.cpu_rates, strict=True)],
     )
-    ratios = [heavy_ratio]
+    patterns_ratio = Ratio(
+        f"{PATTERNS} playouts/s",
+        f"{HEAVY} playouts/s",
+        [a / b for a, b in zip(patterns.rates, heavy.rates, strict=True)],
+        [a / b for a, b in zip(patterns.cpu_rates, heavy.cpu_rates, strict=True)],
+    )
+    ratios = [heavy_ratio, patterns_ratio]
     if PEER in series:
         peer = series[PEER]
         rows.append(
@@ -250,10 +274,14 @@ def main(argv: list[str] | None = None) -> int:
         f"playouts/s, heavy / light kernel (no target): {ratio_cell(heavy_ratio)}; "
         f"per CPU-second {cpu_ratio_cell(heavy_ratio)}"
     )
-    if len(ratios) > 1:
+    print(
+        f"playouts/s, patterns / heavy kernel (no target): {ratio_cell(patterns_ratio)}; "
+        f"per CPU-second {cpu_ratio_cell(patterns_ratio)}"
+    )
+    if len(ratios) > 2:
         print(
-            f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[1])}; "
-            f"per CPU-second {cpu_ratio_cell(ratios[1])}"
+            f"moves/s, kernel / OpenSpiel (no target): {ratio_cell(ratios[2])}; "
+            f"per CPU-second {cpu_ratio_cell(ratios[2])}"
         )
     report.add_section(
         "playouts",

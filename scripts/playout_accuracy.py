@@ -1,12 +1,13 @@
 r"""How well do light and heavy playouts, alone and mixed with a network, predict game results?
 
     python scripts/playout_accuracy.py RESULTS [RESULTS ...] --net NETWORK [--playouts 32]
-        [--policies light heavy nakade]
+        [--policies light heavy nakade patterns]
 
 Replays every game of the results files (``gomcts arena``) and takes the positions whose move
 number is a multiple of ``--every`` (8), from ``--first`` (16) on, but not the last two. At
 each it plays ``--playouts`` playouts of each of ``--policies`` (light and heavy by default;
-``nakade``, the heavy playout with its nakade rule, on demand; :mod:`go_env._core.playout`,
+``nakade``, the heavy playout with its nakade rule, and ``patterns``, with MoGo's 3x3
+shapes and captures anywhere, on demand; :mod:`go_env._core.playout`,
 :mod:`go_env._core.heavy_playout`), drawn in turn from one generator, and reads the
 network's value (all 8 symmetries averaged, fp32), each from the side to move, and scores them
 against the game's result from that side (+1 won, -1 lost):
@@ -38,7 +39,7 @@ from go_env.kernels import heavy_playout, random_playout, seed_rng
 from go_env.rules import Rules
 from go_env.state import GoState
 
-PLAYOUTS = ("light", "heavy", "nakade")
+PLAYOUTS = ("light", "heavy", "nakade", "patterns")
 """The playout policies the script can score (those of ``playout=`` in the evaluators)."""
 
 
@@ -52,7 +53,9 @@ def playout_mean(state: GoState, policy: str, count: int, rng: np.ndarray) -> fl
         if policy == "light":
             black, white = random_playout(compiled.vector.copy(), *args)
         else:
-            black, white = heavy_playout(compiled.vector.copy(), *args, policy == "nakade")
+            black, white = heavy_playout(
+                compiled.vector.copy(), *args, policy == "nakade", policy == "patterns"
+            )
         total += float(np.sign(black - white - compiled.komi))
     mean = total / count
     return mean if state.to_play.value == 1 else -mean

@@ -53,6 +53,8 @@ def test_run_all_quick_prints_every_table_and_a_summary(quick_run: tuple[str, Pa
     if HAS_TORCH:
         assert "### Positions per second, batch 32" in stdout
         assert "### Positions per CPU-second by batch size (ratio to fp32" in stdout
+    assert "| kernels.heavy_playout with patterns " in stdout
+    assert "playouts/s, patterns / heavy kernel (no target): " in stdout
     summary = stdout.split("summary", 1)[1]
     assert "CRASHED" not in summary
     assert re.search(r"^playout_speed: (PASS|FAIL) playouts 9x9 GoState", summary, re.MULTILINE)

@@ -27,6 +27,14 @@ first), and the self-atari rule of playout engines since (Pachi, Fuego):
    lets nakade through (Petr Baudis, *MCTS with Information Sharing*, master thesis, Charles
    University in Prague, 2011).
 
+4. **Patterns and captures** (optional, ``patterns``; the ``patterns`` policy of the
+   evaluators), between rules 1 and 2, in the order of Gelly et al. (2006, section 3.2). First
+   the empty points next to the last move (its eight neighbours) whose 3x3 neighbourhood is one
+   of MoGo's hane, cut or edge shapes (:mod:`go_env._core.patterns`) and which leave the
+   stone played at least two liberties; then, where none is, the capture of any opponent chain
+   in atari on the board. Each is drawn uniformly among its legal candidates that fill no own
+   eye.
+
 The playout ends and is scored as the light one: two consecutive passes or the move cap,
 Tromp-Taylor area; simple ko only, suicide never.
 """
@@ -48,10 +56,11 @@ from go_env._core.board import (
     play,
 )
 from go_env._core.layout import H_LAST, H_MOVES, H_P, H_PASSES, H_TO_PLAY, HEADER
+from go_env._core.patterns import matches_pattern
 from go_env._core.playout import is_own_eye, next_random, uniform_move
 from go_env._core.scoring import area
 
-__all__ = ["heavy_playout", "tactical_moves"]
+__all__ = ["capture_moves", "heavy_playout", "pattern_moves", "tactical_moves"]
 
 _MAX_CANDIDATES = 64
 
@@ -125,16 +134,62 @@ def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def heavy_playout(s, nbr, diag, zob, max_moves, rng, nakade):  # pragma: no cover - compiled
+def pattern_moves(s, nbr, diag, out):  # pragma: no cover - compiled
+    """Fill ``out`` with the last move's neighbours that match a MoGo pattern; their count.
+
+    The first half of rule 4: an empty point among the eight around the last move, legal,
+    filling no own eye, whose neighbourhood matches
+    (:func:`go_env._core.patterns.matches_pattern`) and whose stone keeps two liberties.
+    """
+    points = s[H_P]
+    last = s[H_LAST]
+    if last < 0 or last >= points:
+        return 0
+    color = s[H_TO_PLAY]
+    n = 0
+    for k in range(8):
+        q = nbr[last, k] if k < 4 else diag[last, k - 4]
+        if (
+            q >= 0
+            and _get(s, COLOR, q) == 0
+            and matches_pattern(s, q)
+            and liberties_after(s, nbr, q, color) >= 2
+        ):
+            n = _add(s, nbr, diag, q, color, out, n)
+    return n
+
+
+@njit(cache=True)
+def capture_moves(s, nbr, diag, out):  # pragma: no cover - compiled
+    """Fill ``out`` with the liberty of every opponent chain in atari; their count.
+
+    The second half of rule 4. A chain is counted once, at its head stone.
+    """
+    color = s[H_TO_PLAY]
+    n = 0
+    for p in range(s[H_P]):
+        if _get(s, COLOR, p) == 3 - color and _get(s, HEAD, p) == p and in_atari(s, p):
+            n = _add(s, nbr, diag, atari_liberty(s, p), color, out, n)
+    return n
+
+
+@njit(cache=True)
+def heavy_playout(s, nbr, diag, zob, max_moves, rng, nakade, patterns=False):  # pragma: no cover
     """Play the heavy policy on ``s`` (modified in place) to the end of the game.
 
     Arguments and result as :func:`go_env._core.playout.random_playout`: ``(black_area,
     white_area)`` of the final position. With ``nakade``, rule 2 also allows the self-atari
-    that fills an enclosed eye space into a killing shape (the module docstring's rule 3).
+    that fills an enclosed eye space into a killing shape (the module docstring's rule 3);
+    with ``patterns``, MoGo's shapes next to the last move and then captures anywhere come
+    before rule 2 (rule 4).
     """
     candidates = np.empty(_MAX_CANDIDATES, dtype=np.int64)
     while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
         n = tactical_moves(s, nbr, diag, candidates)
+        if n == 0 and patterns:
+            n = pattern_moves(s, nbr, diag, candidates)
+            if n == 0:
+                n = capture_moves(s, nbr, diag, candidates)
         if n > 0:
             move = candidates[np.int64((next_random(rng) * np.uint64(n)) >> np.uint64(32))]
         else:

@@ -175,7 +175,9 @@ def test_unknown_evaluator_suggests_names() -> None:
     no_x = "evaluator 'rollout' has no parameter 'x'; allowed: playout, rollouts"
     with pytest.raises(SpecError, match=no_x):
         agent_config("mcts:evaluator=rollout:x=1")
-    bad_playout = "parameter 'playout': 'fast' is not allowed; allowed: light, heavy, nakade$"
+    bad_playout = (
+        "parameter 'playout': 'fast' is not allowed; allowed: light, heavy, nakade, patterns$"
+    )
     with pytest.raises(SpecError, match=bad_playout):
         agent_config("mcts:evaluator=rollout:playout=fast")
     with pytest.raises(SpecError, match=bad_playout):

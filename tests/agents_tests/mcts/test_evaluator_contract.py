@@ -26,6 +26,12 @@ class TestNakadeRollout(EvaluatorContract):
         return EVALUATORS.build("rollout:playout=nakade")
 
 
+class TestPatternRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=patterns")
+
+
 class TestAveragedRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self):

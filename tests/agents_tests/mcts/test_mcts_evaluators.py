@@ -99,9 +99,9 @@ def test_rollouts_must_be_an_int_from_1_to_64(rollouts):
         RolloutEvaluator(rollouts=rollouts)
 
 
-def test_playout_policy_must_be_light_heavy_or_nakade():
+def test_playout_policy_must_be_one_of_the_four():
     with pytest.raises(
-        ValueError, match="playout must be one of light, heavy, nakade; got 'medium'"
+        ValueError, match="playout must be one of light, heavy, nakade, patterns; got 'medium'"
     ):
         RolloutEvaluator(playout="medium")
 
