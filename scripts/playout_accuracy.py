@@ -39,7 +39,7 @@ from go_env.kernels import heavy_playout, random_playout, seed_rng
 from go_env.rules import Rules
 from go_env.state import GoState
 
-PLAYOUTS = ("light", "heavy", "nakade", "patterns")
+PLAYOUTS = ("light", "heavy", "nakade", "patterns", "lowlib")
 """The playout policies the script can score (those of ``playout=`` in the evaluators)."""
 
 
@@ -54,7 +54,11 @@ def playout_mean(state: GoState, policy: str, count: int, rng: np.ndarray) -> fl
             black, white = random_playout(compiled.vector.copy(), *args)
         else:
             black, white = heavy_playout(
-                compiled.vector.copy(), *args, policy == "nakade", policy == "patterns"
+                compiled.vector.copy(),
+                *args,
+                policy == "nakade",
+                policy in ("patterns", "lowlib"),
+                policy == "lowlib",
             )
         total += float(np.sign(black - white - compiled.komi))
     mean = total / count

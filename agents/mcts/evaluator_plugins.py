@@ -94,13 +94,13 @@ class RolloutEvaluatorConfig:
     existed, so that seeded games stay the same.
 
     Args:
-        playout: ``"light"`` (default), ``"heavy"``, ``"nakade"`` or
-            ``"patterns"``
+        playout: ``"light"`` (default), ``"heavy"``, ``"nakade"``,
+            ``"patterns"`` or ``"lowlib"``
             (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
         rollouts: Playouts from each leaf, their values averaged (default 1).
     """
 
-    playout: Literal["light", "heavy", "nakade", "patterns"] = "light"
+    playout: Literal["light", "heavy", "nakade", "patterns", "lowlib"] = "light"
     rollouts: int = 1
 
     def __post_init__(self) -> None:
@@ -126,15 +126,15 @@ class MixEvaluatorConfig:
         value: The evaluator whose priors and values are mixed, a nested evaluator spec
             (``mcts:evaluator="mix:value=net,lam=0.5"``); default ``net``, the shipped network.
         lam: Weight of the rollout, in ``[0, 1]``.
-        playout: The rollout's policy, ``"light"`` (default), ``"heavy"``, ``"nakade"`` or
-            ``"patterns"``
+        playout: The rollout's policy, ``"light"`` (default), ``"heavy"``, ``"nakade"``,
+            ``"patterns"`` or ``"lowlib"``
             (:class:`~agents.mcts.evaluators.RolloutEvaluator`).
         rollouts: Rollouts from each leaf, their values averaged into ``z_rollout`` (default 1).
     """
 
     value: EvaluatorPlugin = plugin_field(EVALUATORS, "net")
     lam: float = 0.5
-    playout: Literal["light", "heavy", "nakade", "patterns"] = "light"
+    playout: Literal["light", "heavy", "nakade", "patterns", "lowlib"] = "light"
     rollouts: int = 1
 
     def __post_init__(self) -> None:

@@ -11,7 +11,8 @@ the same protocol.
   :mod:`go_env.kernels`, uniform random moves that never fill one's own eyes;
   ``playout="heavy"`` answers the last move's ataris first and plays no self-atari, and
   ``playout="nakade"`` lets the self-atari that kills an eye space through, and
-  ``playout="patterns"`` answers MoGo's 3x3 shapes and captures anywhere), uniform
+  ``playout="patterns"`` answers MoGo's 3x3 shapes and captures anywhere, and
+  ``playout="lowlib"`` also chains left with two liberties), uniform
   priors. The value is the game result from the leaf player's side, +1 win / -1 loss / 0 draw,
   which is standard MCTS (and OpenSpiel's random-rollout evaluator); with ``score_scale > 0``
   it is instead ``tanh(score / score_scale)`` of the player's Tromp-Taylor margin, which keeps
@@ -44,7 +45,7 @@ __all__ = [
     "check_rollouts",
 ]
 
-PLAYOUTS = ("light", "heavy", "nakade", "patterns")
+PLAYOUTS = ("light", "heavy", "nakade", "patterns", "lowlib")
 """The playout policies of :class:`RolloutEvaluator`, in the order of the kernel's codes."""
 
 MAX_ROLLOUTS = 64
@@ -163,7 +164,7 @@ def _rollout_values(
             work[:] = vectors[b]
             if policy > 0:
                 black, white = heavy_playout(
-                    work, nbr, diag, zob, move_limit, rng, policy == 2, policy == 3
+                    work, nbr, diag, zob, move_limit, rng, policy == 2, policy >= 3, policy == 4
                 )
             else:
                 black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
@@ -193,7 +194,9 @@ class RolloutEvaluator:
             ``"nakade"``: the heavy playout that also lets a player fill the opponent's eye
             space into a killing shape (the module's rule 3); ``"patterns"``: the heavy
             playout that answers the last move with MoGo's 3x3 shapes and captures anywhere
-            before a random move (the module's rule 4, :mod:`go_env._core.patterns`).
+            before a random move (the module's rule 4, :mod:`go_env._core.patterns`);
+            ``"lowlib"``: the patterns playout that also answers chains left with two
+            liberties next to the last move (the module's rule 5).
         rollouts: Playouts from each leaf, their values averaged (1 to :data:`MAX_ROLLOUTS`).
             More lower the variance of the leaf value at the cost of more playouts (leaf
             parallelisation, Cazenave and Jouandeau 2007); with one, the values are those of

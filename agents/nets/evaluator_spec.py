@@ -68,7 +68,8 @@ class NetEvaluatorConfig:
         playout: The rollouts' policy when ``lam > 0``: ``"light"`` (default, uniform random
             moves), ``"heavy"`` (the last move's captures and escapes first, no
             self-atari), ``"nakade"`` (heavy, and the self-atari that kills an eye space
-            allowed) or ``"patterns"`` (heavy, and MoGo's 3x3 shapes and captures anywhere;
+            allowed), ``"patterns"`` (heavy, and MoGo's 3x3 shapes and captures anywhere) or
+            ``"lowlib"`` (patterns, and replies to two-liberty chains;
             :class:`~agents.mcts.evaluators.RolloutEvaluator`).
         rollouts: Rollouts per leaf when ``lam > 0``, their values averaged (default 1).
     """
@@ -83,7 +84,7 @@ class NetEvaluatorConfig:
     threads: int = 1
     precision: str = "fp32"
     sha256: str = ""
-    playout: Literal["light", "heavy", "nakade", "patterns"] = "light"
+    playout: Literal["light", "heavy", "nakade", "patterns", "lowlib"] = "light"
     rollouts: int = 1
 
     def __post_init__(self) -> None:

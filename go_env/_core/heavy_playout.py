@@ -35,6 +35,15 @@ first), and the self-atari rule of playout engines since (Pachi, Fuego):
    in atari on the board. Each is drawn uniformly among its legal candidates that fill no own
    eye.
 
+5. **Low liberties** (optional, ``lowlib``; with rule 4, the ``lowlib`` policy of the
+   evaluators), between rules 1 and 4, after the low-liberty rule of Fuego's playouts (Markus
+   Enzenberger, Martin Mueller, Broderick Arneson and Richard Segal, *Fuego: an open-source
+   framework for board games and Go engine based on Monte Carlo tree search*, IEEE TCIAIG
+   2(4), 2010). Among the same chains as rule 1, a chain of the player's own left with two
+   liberties plays the liberty that gives it three or more, or that captures; an opponent
+   chain with two liberties is put in atari at either of them, where the stone played keeps
+   two liberties.
+
 The playout ends and is scored as the light one: two consecutive passes or the move cap,
 Tromp-Taylor area; simple ko only, suicide never.
 """
@@ -60,7 +69,13 @@ from go_env._core.patterns import matches_pattern
 from go_env._core.playout import is_own_eye, next_random, uniform_move
 from go_env._core.scoring import area
 
-__all__ = ["capture_moves", "heavy_playout", "pattern_moves", "tactical_moves"]
+__all__ = [
+    "capture_moves",
+    "heavy_playout",
+    "low_liberty_moves",
+    "pattern_moves",
+    "tactical_moves",
+]
 
 _MAX_CANDIDATES = 64
 
@@ -134,6 +149,97 @@ def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _two_liberties(s, nbr, h, pair):  # pragma: no cover - compiled
+    """Whether the chain with head ``h`` has exactly two liberties, written to ``pair``."""
+    count = 0
+    stone = h
+    while True:
+        for j in range(4):
+            t = nbr[stone, j]
+            if t < 0 or _get(s, COLOR, t) != 0 or (count > 0 and t == pair[0]):
+                continue
+            if count == 2 and t == pair[1]:
+                continue
+            if count == 2:
+                return False
+            pair[count] = t
+            count += 1
+        stone = _get(s, NEXT, stone)
+        if stone == h:
+            break
+    return count == 2
+
+
+@njit(cache=True)
+def _gains_liberties(s, nbr, p, color):  # pragma: no cover - compiled
+    """Whether ``color`` at the empty ``p`` captures, or makes a chain of 3+ liberties."""
+    found = np.full(3, -1, dtype=np.int64)
+    count = 0
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0:
+            continue
+        c = _get(s, COLOR, q)
+        if c == 3 - color and in_atari(s, _get(s, HEAD, q)):
+            return True
+        if c == 0 and q != found[0] and q != found[1]:
+            found[count] = q
+            count += 1
+            if count == 3:
+                return True
+    for k in range(4):
+        q = nbr[p, k]
+        if q < 0 or _get(s, COLOR, q) != color:
+            continue
+        h = _get(s, HEAD, q)
+        stone = h
+        while True:
+            for j in range(4):
+                t = nbr[stone, j]
+                if t >= 0 and t != p and _get(s, COLOR, t) == 0 and t != found[0] and t != found[1]:
+                    found[count] = t
+                    count += 1
+                    if count == 3:
+                        return True
+            stone = _get(s, NEXT, stone)
+            if stone == h:
+                break
+    return False
+
+
+@njit(cache=True)
+def low_liberty_moves(s, nbr, diag, out):  # pragma: no cover - compiled
+    """Fill ``out`` with rule 5's moves around the last move; their count.
+
+    Each chain of the last move's neighbourhood (rule 1's) with exactly two liberties: for the
+    player's own, the liberties that give it three or more or capture; for the opponent's,
+    the liberties that put it in atari while the stone played keeps two liberties. A point may
+    appear more than once.
+    """
+    points = s[H_P]
+    last = s[H_LAST]
+    if last < 0 or last >= points:
+        return 0
+    color = s[H_TO_PLAY]
+    pair = np.empty(2, dtype=np.int64)
+    n = 0
+    for k in range(5):
+        q = last if k == 4 else nbr[last, k]
+        if q < 0:
+            continue
+        c = _get(s, COLOR, q)
+        if c == 0 or not _two_liberties(s, nbr, _get(s, HEAD, q), pair):
+            continue
+        for i in range(2):
+            if c == color:
+                if _gains_liberties(s, nbr, pair[i], color):
+                    n = _add(s, nbr, diag, pair[i], color, out, n)
+            elif liberties_after(s, nbr, pair[i], color) >= 2:
+                n = _add(s, nbr, diag, pair[i], color, out, n)
+    return n
+
+
+@njit(cache=True)
 def pattern_moves(s, nbr, diag, out):  # pragma: no cover - compiled
     """Fill ``out`` with the last move's neighbours that match a MoGo pattern; their count.
 
@@ -174,18 +280,23 @@ def capture_moves(s, nbr, diag, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def heavy_playout(s, nbr, diag, zob, max_moves, rng, nakade, patterns=False):  # pragma: no cover
+def heavy_playout(
+    s, nbr, diag, zob, max_moves, rng, nakade, patterns=False, lowlib=False
+):  # pragma: no cover - compiled
     """Play the heavy policy on ``s`` (modified in place) to the end of the game.
 
     Arguments and result as :func:`go_env._core.playout.random_playout`: ``(black_area,
     white_area)`` of the final position. With ``nakade``, rule 2 also allows the self-atari
     that fills an enclosed eye space into a killing shape (the module docstring's rule 3);
     with ``patterns``, MoGo's shapes next to the last move and then captures anywhere come
-    before rule 2 (rule 4).
+    before rule 2 (rule 4); with ``lowlib``, the two-liberty replies come after rule 1
+    (rule 5).
     """
     candidates = np.empty(_MAX_CANDIDATES, dtype=np.int64)
     while s[H_PASSES] < 2 and s[H_MOVES] < max_moves:
         n = tactical_moves(s, nbr, diag, candidates)
+        if n == 0 and lowlib:
+            n = low_liberty_moves(s, nbr, diag, candidates)
         if n == 0 and patterns:
             n = pattern_moves(s, nbr, diag, candidates)
             if n == 0:

@@ -176,7 +176,8 @@ def test_unknown_evaluator_suggests_names() -> None:
     with pytest.raises(SpecError, match=no_x):
         agent_config("mcts:evaluator=rollout:x=1")
     bad_playout = (
-        "parameter 'playout': 'fast' is not allowed; allowed: light, heavy, nakade, patterns$"
+        "parameter 'playout': 'fast' is not allowed; "
+        "allowed: light, heavy, nakade, patterns, lowlib$"
     )
     with pytest.raises(SpecError, match=bad_playout):
         agent_config("mcts:evaluator=rollout:playout=fast")

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from go_env import kernels
-from go_env._core.heavy_playout import capture_moves, pattern_moves, tactical_moves
+from go_env._core.heavy_playout import (
+    capture_moves,
+    low_liberty_moves,
+    pattern_moves,
+    tactical_moves,
+)
 from go_env._core.patterns import (
     MOGO_PATTERNS,
     matches_pattern,
@@ -223,8 +228,11 @@ def test_a_chain_in_atari_anywhere_is_a_capture_move() -> None:
     assert moves_of(capture_moves, state) == {point(state, 6, 5)}
 
 
+@pytest.mark.parametrize("lowlib", [False, True])
 @pytest.mark.parametrize("seed", range(20))
-def test_a_pattern_playout_ends_in_a_legal_position_and_repeats_with_its_seed(seed: int) -> None:
+def test_a_pattern_playout_ends_in_a_legal_position_and_repeats_with_its_seed(
+    seed: int, lowlib: bool
+) -> None:
     size = 5 + seed % 5
     rng = np.random.default_rng(seed)
     state = GoState.from_ascii("\n".join(" ".join("." * size) for _ in range(size)))
@@ -244,6 +252,7 @@ def test_a_pattern_playout_ends_in_a_legal_position_and_repeats_with_its_seed(se
             kernels.seed_rng(seed),
             False,
             True,
+            lowlib,
         )
         outcomes.append((result, vector.tolist()))
     assert outcomes[0] == outcomes[1]
@@ -264,5 +273,64 @@ def test_patterns_change_the_playouts_and_off_they_change_nothing() -> None:
         kernels.heavy_playout(vector, *args, *flags)
         return vector.tolist()
 
-    assert final(False) == final(False, False)
+    assert final(False) == final(False, False) == final(False, False, False)
     assert final(False, True) != final(False)
+    assert final(False, True, True) != final(False, True)
+
+
+def test_a_chain_left_with_two_liberties_extends_to_three() -> None:
+    # White's (1, 2) leaves Black's pair with two liberties, (3, 2) and (3, 3); either
+    # extension gives it three or more.
+    state = after_last_move(
+        """
+        . . . . . . .
+        . . . O . . .
+        . O X X O . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (1, 2),
+        Color.WHITE,
+    )
+    assert moves_of(tactical_moves, state) == set()
+    assert moves_of(low_liberty_moves, state) == {point(state, 3, 2), point(state, 3, 3)}
+
+
+def test_no_extension_where_it_keeps_two_liberties() -> None:
+    # As above, but White also holds (3, 1) and (4, 2): at (3, 2) the chain would have one
+    # liberty, at (3, 3) it has three, (3, 2), (3, 4) and (4, 3).
+    state = after_last_move(
+        """
+        . . . . . . .
+        . . . O . . .
+        . O X X O . .
+        . O . . . . .
+        . . O . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (1, 2),
+        Color.WHITE,
+    )
+    assert moves_of(low_liberty_moves, state) == {point(state, 3, 3)}
+
+
+def test_an_opponent_chain_with_two_liberties_is_put_in_atari() -> None:
+    # White's last stone at (0, 1) has two liberties, (0, 0) and (0, 2): Black may atari
+    # from either side, where its stone keeps two liberties.
+    state = after_last_move(
+        """
+        . . . . . . .
+        . X . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        (0, 1),
+        Color.WHITE,
+    )
+    assert moves_of(low_liberty_moves, state) == {point(state, 0, 2)}

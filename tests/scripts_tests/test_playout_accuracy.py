@@ -30,7 +30,7 @@ def accuracy() -> ModuleType:
     return load_script("playout_accuracy")
 
 
-@pytest.mark.parametrize("policy", ["light", "heavy", "nakade", "patterns"])
+@pytest.mark.parametrize("policy", ["light", "heavy", "nakade", "patterns", "lowlib"])
 def test_playout_means_are_from_the_side_to_move(accuracy, policy) -> None:
     rules = Rules(size=7, komi=0.5)
     black = GoState.from_ascii(BLACK_ALIVE, rules)

@@ -32,6 +32,12 @@ class TestPatternRollout(EvaluatorContract):
         return EVALUATORS.build("rollout:playout=patterns")
 
 
+class TestLowLibertyRollout(EvaluatorContract):
+    @pytest.fixture
+    def plugin(self):
+        return EVALUATORS.build("rollout:playout=lowlib")
+
+
 class TestAveragedRollouts(EvaluatorContract):
     @pytest.fixture
     def plugin(self):

@@ -99,9 +99,10 @@ def test_rollouts_must_be_an_int_from_1_to_64(rollouts):
         RolloutEvaluator(rollouts=rollouts)
 
 
-def test_playout_policy_must_be_one_of_the_four():
+def test_playout_policy_must_be_one_of_the_five():
     with pytest.raises(
-        ValueError, match="playout must be one of light, heavy, nakade, patterns; got 'medium'"
+        ValueError,
+        match="playout must be one of light, heavy, nakade, patterns, lowlib; got 'medium'",
     ):
         RolloutEvaluator(playout="medium")
 
