@@ -8,9 +8,10 @@ the private :mod:`go_env._core` package:
 * ``check_local(s, nbr, p, color, allow_suicide)``: ``LEGAL`` or a reason code, without superko.
 * ``candidate_hash(s, nbr, zob, p, color)``: the stones' hash after a locally legal move.
 * ``random_playout(s, nbr, diag, zob, max_moves, rng)``: light playout, ``(black, white)`` area;
-  ``heavy_playout`` (the same arguments, ``nakade`` and an optional ``patterns``) answers the
-  last move's ataris and plays no self-atari, but with ``nakade`` the one that kills an eye
-  space, and with ``patterns`` answers MoGo's 3x3 shapes and captures anywhere
+  ``heavy_playout`` (the same arguments, ``nakade``, and optional ``patterns`` and
+  ``lowlib``) answers the last move's ataris and plays no self-atari, but with ``nakade`` the
+  one that kills an eye space; with ``patterns`` it answers MoGo's 3x3 shapes and captures
+  anywhere, and with ``lowlib`` chains left with two liberties
   (:mod:`go_env._core.heavy_playout`, :mod:`go_env._core.patterns`).
 * ``area(s, nbr)``: Tromp-Taylor ``(black, white)`` area; ``area_owners(s, nbr, owners)``
   fills each point's owner under that count.
