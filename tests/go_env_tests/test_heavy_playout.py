@@ -165,10 +165,14 @@ def test_heavy_playouts_keep_a_seki_that_light_playouts_break(nakade: bool) -> N
     assert light_broken > 0
 
 
-@pytest.mark.parametrize("nakade", [False, True])
+@pytest.mark.parametrize(
+    "flags",
+    [(False,), (True,), (False, True), (False, True, True)],
+    ids=["heavy", "nakade", "patterns", "lowlib"],
+)
 @pytest.mark.parametrize("seed", range(40))
 def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(
-    seed: int, nakade: bool
+    seed: int, flags: tuple[bool, ...]
 ) -> None:
     size = 5 + seed % 5
     rng = np.random.default_rng(seed)
@@ -184,7 +188,7 @@ def test_a_heavy_playout_ends_in_a_legal_position_and_repeats_with_its_seed(
         vector = compiled.vector.copy()
         rng = kernels.seed_rng(seed)
         black, white = kernels.heavy_playout(
-            vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng, nakade
+            vector, geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng, *flags
         )
         outcomes.append((black, white, vector.tolist()))
     assert outcomes[0] == outcomes[1]

@@ -228,39 +228,6 @@ def test_a_chain_in_atari_anywhere_is_a_capture_move() -> None:
     assert moves_of(capture_moves, state) == {point(state, 6, 5)}
 
 
-@pytest.mark.parametrize("lowlib", [False, True])
-@pytest.mark.parametrize("seed", range(20))
-def test_a_pattern_playout_ends_in_a_legal_position_and_repeats_with_its_seed(
-    seed: int, lowlib: bool
-) -> None:
-    size = 5 + seed % 5
-    rng = np.random.default_rng(seed)
-    state = GoState.from_ascii("\n".join(" ".join("." * size) for _ in range(size)))
-    for _ in range(int(rng.integers(0, size * size))):
-        state.play(int(rng.choice(state.legal_moves())))
-    compiled = state.compiled()
-    geo = compiled.geometry
-    outcomes = []
-    for _ in range(2):
-        vector = compiled.vector.copy()
-        result = kernels.heavy_playout(
-            vector,
-            geo.nbr,
-            geo.diag,
-            geo.zobrist,
-            compiled.move_limit,
-            kernels.seed_rng(seed),
-            False,
-            True,
-            lowlib,
-        )
-        outcomes.append((result, vector.tolist()))
-    assert outcomes[0] == outcomes[1]
-    (black, white), final = outcomes[0]
-    assert black + white <= size * size
-    assert final[kernels.H_PASSES] >= 2 or final[kernels.H_MOVES] >= compiled.move_limit
-
-
 def test_patterns_change_the_playouts_and_off_they_change_nothing() -> None:
     state = GoState.from_ascii("\n".join(" ".join("." * 9) for _ in range(9)))
     state.play(point(state, 4, 4))
