@@ -345,24 +345,32 @@ def liberty_count(s, nbr, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def liberties_after(s, nbr, p, color):  # pragma: no cover - compiled
-    """Distinct liberties, counted up to 2, of the chain ``color`` would make by playing ``p``.
+def liberties_after(s, nbr, p, color, cap=2):  # pragma: no cover - compiled
+    """Distinct liberties, counted up to ``cap``, of the chain ``color`` would make at ``p``.
 
-    A move that captures counts 2 (the captured stones leave liberties). ``p`` must be empty.
+    ``cap`` is 2 (is the move a self-atari?) or 3 (does it gain a liberty over two?). A move
+    that captures counts ``cap`` (the captured stones leave liberties). ``p`` must be empty.
     """
+    if cap < 1 or cap > 3:
+        raise ValueError("liberties_after counts up to cap = 1, 2 or 3")
     first = -1
+    second = -1
+    count = 0
     for k in range(4):
         q = nbr[p, k]
         if q < 0:
             continue
         c = s[_at(s, COLOR, q)]
         if c == 0:
-            if first < 0:
+            if count == 0:
                 first = q
-            elif q != first:
-                return 2
+            else:
+                second = q
+            count += 1
+            if count == cap:
+                return cap
         elif c != color and in_atari(s, s[_at(s, HEAD, q)]):
-            return 2
+            return cap
     for k in range(4):
         q = nbr[p, k]
         if q < 0 or s[_at(s, COLOR, q)] != color:
@@ -372,15 +380,18 @@ def liberties_after(s, nbr, p, color):  # pragma: no cover - compiled
         while True:
             for j in range(4):
                 t = nbr[stone, j]
-                if t >= 0 and t != p and s[_at(s, COLOR, t)] == 0:
-                    if first < 0:
+                if t >= 0 and t != p and t != first and t != second and s[_at(s, COLOR, t)] == 0:
+                    if count == 0:
                         first = t
-                    elif t != first:
-                        return 2
+                    else:
+                        second = t
+                    count += 1
+                    if count == cap:
+                        return cap
             stone = s[_at(s, NEXT, stone)]
             if stone == h:
                 break
-    return 1 if first >= 0 else 0
+    return count
 
 
 @njit(cache=True)

@@ -171,43 +171,6 @@ def _two_liberties(s, nbr, h, pair):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _gains_liberties(s, nbr, p, color):  # pragma: no cover - compiled
-    """Whether ``color`` at the empty ``p`` captures, or makes a chain of 3+ liberties."""
-    found = np.full(3, -1, dtype=np.int64)
-    count = 0
-    for k in range(4):
-        q = nbr[p, k]
-        if q < 0:
-            continue
-        c = _get(s, COLOR, q)
-        if c == 3 - color and in_atari(s, _get(s, HEAD, q)):
-            return True
-        if c == 0 and q != found[0] and q != found[1]:
-            found[count] = q
-            count += 1
-            if count == 3:
-                return True
-    for k in range(4):
-        q = nbr[p, k]
-        if q < 0 or _get(s, COLOR, q) != color:
-            continue
-        h = _get(s, HEAD, q)
-        stone = h
-        while True:
-            for j in range(4):
-                t = nbr[stone, j]
-                if t >= 0 and t != p and _get(s, COLOR, t) == 0 and t != found[0] and t != found[1]:
-                    found[count] = t
-                    count += 1
-                    if count == 3:
-                        return True
-            stone = _get(s, NEXT, stone)
-            if stone == h:
-                break
-    return False
-
-
-@njit(cache=True)
 def low_liberty_moves(s, nbr, diag, out):  # pragma: no cover - compiled
     """Fill ``out`` with rule 5's moves around the last move; their count.
 
@@ -232,7 +195,7 @@ def low_liberty_moves(s, nbr, diag, out):  # pragma: no cover - compiled
             continue
         for i in range(2):
             if c == color:
-                if _gains_liberties(s, nbr, pair[i], color):
+                if liberties_after(s, nbr, pair[i], color, 3) == 3:
                     n = _add(s, nbr, diag, pair[i], color, out, n)
             elif liberties_after(s, nbr, pair[i], color) >= 2:
                 n = _add(s, nbr, diag, pair[i], color, out, n)
