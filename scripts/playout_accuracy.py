@@ -35,12 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from agents.matches.results import ResultsError, read_results
-from go_env.kernels import heavy_playout, random_playout, seed_rng
+from agents.mcts.evaluators import PLAYOUTS, policy_playout
+from go_env.kernels import seed_rng
 from go_env.rules import Rules
 from go_env.state import GoState
-
-PLAYOUTS = ("light", "heavy", "nakade", "patterns", "lowlib")
-"""The playout policies the script can score (those of ``playout=`` in the evaluators)."""
 
 
 def playout_mean(state: GoState, policy: str, count: int, rng: np.ndarray) -> float:
@@ -48,18 +46,10 @@ def playout_mean(state: GoState, policy: str, count: int, rng: np.ndarray) -> fl
     compiled = state.compiled()
     geo = compiled.geometry
     args = (geo.nbr, geo.diag, geo.zobrist, compiled.move_limit, rng)
+    code = PLAYOUTS.index(policy)
     total = 0.0
     for _ in range(count):
-        if policy == "light":
-            black, white = random_playout(compiled.vector.copy(), *args)
-        else:
-            black, white = heavy_playout(
-                compiled.vector.copy(),
-                *args,
-                policy == "nakade",
-                policy in ("patterns", "lowlib"),
-                policy == "lowlib",
-            )
+        black, white = policy_playout(compiled.vector.copy(), *args, code)
         total += float(np.sign(black - white - compiled.komi))
     mean = total / count
     return mean if state.to_play.value == 1 else -mean

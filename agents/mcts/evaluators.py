@@ -43,6 +43,7 @@ __all__ = [
     "RolloutEvaluator",
     "check_playout",
     "check_rollouts",
+    "policy_playout",
 ]
 
 PLAYOUTS = ("light", "heavy", "nakade", "patterns", "lowlib")
@@ -154,6 +155,21 @@ class Evaluator(Protocol):
 
 
 @njit(cache=True)
+def policy_playout(work, nbr, diag, zob, move_limit, rng, policy):  # pragma: no cover - compiled
+    """Play the policy ``PLAYOUTS[policy]`` on ``work`` (modified) to the end of the game.
+
+    Returns ``(black_area, white_area)`` of the final position, as the kernels of
+    :mod:`go_env.kernels` do: code 0 is the light playout, the others the heavy kernel with
+    the flags of their policy.
+    """
+    if policy == 0:
+        return random_playout(work, nbr, diag, zob, move_limit, rng)
+    return heavy_playout(
+        work, nbr, diag, zob, move_limit, rng, policy == 2, policy >= 3, policy == 4
+    )
+
+
+@njit(cache=True)
 def _rollout_values(
     vectors, work, nbr, diag, zob, move_limit, komi, score_scale, policy, rollouts, rng, out
 ):  # pragma: no cover - compiled
@@ -162,12 +178,7 @@ def _rollout_values(
         total = 0.0
         for _ in range(rollouts):
             work[:] = vectors[b]
-            if policy > 0:
-                black, white = heavy_playout(
-                    work, nbr, diag, zob, move_limit, rng, policy == 2, policy >= 3, policy == 4
-                )
-            else:
-                black, white = random_playout(work, nbr, diag, zob, move_limit, rng)
+            black, white = policy_playout(work, nbr, diag, zob, move_limit, rng, policy)
             score = float(black - white) - komi
             if player == 2:
                 score = -score
