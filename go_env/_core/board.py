@@ -351,8 +351,8 @@ def liberties_after(s, nbr, p, color, cap=2):  # pragma: no cover - compiled
     ``cap`` is 2 (is the move a self-atari?) or 3 (does it gain a liberty over two?). A move
     that captures counts ``cap`` (the captured stones leave liberties). ``p`` must be empty.
     """
-    if cap < 1 or cap > 3:
-        raise ValueError("liberties_after counts up to cap = 1, 2 or 3")
+    if cap < 2 or cap > 3:
+        raise ValueError("liberties_after counts up to cap = 2 or 3")
     first = -1
     second = -1
     count = 0
