@@ -18,11 +18,13 @@ fp32) from A's side, ``v`` in ``[-1, 1]``, and prints:
 recommended setting so, with the network they searched with (T2 and T5 played its unpacked
 source; the packed copy's values are within 0.01 of it, ``docs/nets.md``)::
 
-    git show 68d31d6:docs/results/strength/t2-heavy-1600-seed2051/results.jsonl.gz > t2.jsonl.gz
-    git show 0b4d107:docs/results/strength/t5-heavy-lam025-seed2051/results.jsonl.gz > t5.jsonl.gz
-    git show e9eb1ad:docs/results/strength/t8-shipped-b6-heavy-seed2052/results.jsonl.gz > t8.jsonl.gz
-    git show b2d3e7f:docs/results/strength/t13-shipped-b6-heavy-seed2053/results.jsonl.gz > t13.jsonl.gz
-    python scripts/opening_luck.py t2.jsonl.gz t5.jsonl.gz t8.jsonl.gz t13.jsonl.gz --net strong-9x9-b6
+    D=docs/results/strength
+    git show 68d31d6:$D/t2-heavy-1600-seed2051/results.jsonl.gz > t2.jsonl.gz
+    git show 0b4d107:$D/t5-heavy-lam025-seed2051/results.jsonl.gz > t5.jsonl.gz
+    git show e9eb1ad:$D/t8-shipped-b6-heavy-seed2052/results.jsonl.gz > t8.jsonl.gz
+    git show b2d3e7f:$D/t13-shipped-b6-heavy-seed2053/results.jsonl.gz > t13.jsonl.gz
+    python scripts/opening_luck.py t2.jsonl.gz t5.jsonl.gz t8.jsonl.gz t13.jsonl.gz \
+        --net strong-9x9-b6
 """
 
 from __future__ import annotations
@@ -31,10 +33,9 @@ import argparse
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from agents.matches.results import ResultsError, read_results
 from go_env.coords import to_gtp
@@ -72,11 +73,11 @@ def opening_games(evaluator: NetEvaluator, path: Path) -> list[OpeningGame]:
         for move in game.opening:
             state.play(move)
         states.append(state)
-    _, values = evaluator.evaluate_states(states) if states else (None, [])
+    values = [float(v) for v in evaluator.evaluate_states(states)[1]] if states else []
     out = []
     for (index, game), state, value in zip(played, states, values, strict=True):
         black_to_move = state.to_play.value == 1
-        a_value = float(value) if black_to_move == game.a_black else -float(value)
+        a_value = value if black_to_move == game.a_black else -value
         vertices = " ".join(to_gtp(move, rules.size) for move in game.opening) or "(empty board)"
         out.append(OpeningGame(path.name, index, game.a_black, game.score_a, a_value, vertices))
     return out
@@ -89,9 +90,11 @@ def loss_table(games: list[OpeningGame], edges: list[float]) -> list[tuple[float
     """
     bounds = [-1.0, *edges, 1.0]
     rows = []
-    for k, (low, high) in enumerate(zip(bounds, bounds[1:], strict=False)):
+    for k, (low, high) in enumerate(pairwise(bounds)):
         last = k == len(bounds) - 2
-        inside = [g for g in games if low <= g.value and (g.value < high or (last and g.value <= high))]
+        inside = [
+            g for g in games if low <= g.value and (g.value < high or (last and g.value <= high))
+        ]
         rows.append((low, high, len(inside), sum(g.score_a == 0.0 for g in inside)))
     return rows
 
@@ -118,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     edges = args.edges
-    if any(not -1 < e < 1 for e in edges) or any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
+    if any(not -1 < e < 1 for e in edges) or any(b <= a for a, b in pairwise(edges)):
         parser.error(f"--edges must increase strictly and lie in (-1, 1), got {edges}")
     from agents.nets.evaluator import NetEvaluator
 
@@ -132,9 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(games)} games, {len(lost)} lost by A")
     for low, high, count, losses in loss_table(games, edges):
         rate = f"{losses / count:.3f}" if count else "-"
-        print(f"A's value of the opening in [{low:+.1f}, {high:+.1f}): {count:4d} games, {losses:3d} lost ({rate})")
+        where = f"A's value of the opening in [{low:+.1f}, {high:+.1f})"
+        print(f"{where}: {count:4d} games, {losses:3d} lost ({rate})")
     scores = pair_scores(games)
-    print("pairs by A's score in them: " + ", ".join(f"{s:g}: {n}" for s, n in sorted(scores.items())))
+    print(
+        "pairs by A's score in them: " + ", ".join(f"{s:g}: {n}" for s, n in sorted(scores.items()))
+    )
     for g in sorted(lost, key=lambda g: g.value):
         colour = "Black" if g.a_black else "White"
         print(f"lost {g.source} game {g.index:3d}, A {colour}: {g.value:+.2f} after {g.opening}")
