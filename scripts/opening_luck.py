@@ -12,6 +12,9 @@ fp32) from A's side, ``v`` in ``[-1, 1]``, and prints:
 * the games and A's losses in each bin of ``v`` between ``--edges`` (``-1`` and ``1`` are
   added), with the loss rate;
 * the pairs by A's score in them (2: won both games, 1: one, 0: none);
+* how many games are distinct, and by which move each leaves every earlier game of its file
+  (from one fixed start, such as the empty board with ``--opening-moves 0``, only the agents'
+  own random draws make the games differ);
 * every lost game with its value and its opening (GTP vertices), lowest value first.
 
 ``docs/strength.md`` ("Where the losses come from") reads the four matches of the
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class OpeningGame:
-    """One game: where it came from, A's value of the opening, and A's score."""
+    """One game: where it came from, A's value of the opening, A's score and the moves."""
 
     source: str
     index: int
@@ -56,6 +59,7 @@ class OpeningGame:
     score_a: float
     value: float
     opening: str
+    moves: tuple[int, ...] = ()
 
 
 def opening_games(evaluator: NetEvaluator, path: Path) -> list[OpeningGame]:
@@ -79,7 +83,9 @@ def opening_games(evaluator: NetEvaluator, path: Path) -> list[OpeningGame]:
         black_to_move = state.to_play.value == 1
         a_value = value if black_to_move == game.a_black else -value
         vertices = " ".join(to_gtp(move, rules.size) for move in game.opening) or "(empty board)"
-        out.append(OpeningGame(path.name, index, game.a_black, game.score_a, a_value, vertices))
+        out.append(
+            OpeningGame(path.name, index, game.a_black, game.score_a, a_value, vertices, game.moves)
+        )
     return out
 
 
@@ -105,6 +111,34 @@ def pair_scores(games: list[OpeningGame]) -> Counter:
     for g in games:
         by_pair.setdefault((g.source, g.index // 2), []).append(g.score_a)
     return Counter(sum(scores) for scores in by_pair.values() if len(scores) == 2)
+
+
+def common_prefix(first: tuple[int, ...], second: tuple[int, ...]) -> int:
+    """How many moves ``first`` and ``second`` share from their start."""
+    for k, (a, b) in enumerate(zip(first, second, strict=False)):
+        if a != b:
+            return k
+    return min(len(first), len(second))
+
+
+def departures(games: list[OpeningGame]) -> list[int | None]:
+    """For each game, the move (1-based) where it leaves every earlier game of its file.
+
+    ``None`` for a game that repeats an earlier one move for move. Games whose openings are
+    random differ by move 1 or 2; from one fixed start (the empty board, say) this says how
+    soon the agents' own draws make the games differ, and how many are repeats.
+    """
+    seen: dict[str, list[tuple[int, ...]]] = {}
+    out: list[int | None] = []
+    for g in games:
+        earlier = seen.setdefault(g.source, [])
+        if g.moves in earlier:
+            out.append(None)
+        else:
+            shared = [common_prefix(g.moves, e) for e in earlier]
+            out.append(max(shared, default=0) + 1)
+        earlier.append(g.moves)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "pairs by A's score in them: " + ", ".join(f"{s:g}: {n}" for s, n in sorted(scores.items()))
     )
+    leave = departures(games)
+    new = sorted(k for k in leave if k is not None)
+    if new:
+        print(
+            f"distinct games: {len(new)} of {len(games)}; each leaves every earlier game of its "
+            f"file by move {new[len(new) // 2]} (median), {new[-1]} at the latest"
+        )
     for g in sorted(lost, key=lambda g: g.value):
         colour = "Black" if g.a_black else "White"
         print(f"lost {g.source} game {g.index:3d}, A {colour}: {g.value:+.2f} after {g.opening}")

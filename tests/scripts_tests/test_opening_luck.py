@@ -46,6 +46,21 @@ def test_pairs_are_scored_per_file(luck) -> None:
     assert luck.pair_scores(games) == {1.0: 1, 2.0: 1}
 
 
+def test_departures_find_where_each_game_leaves_the_earlier_ones(luck) -> None:
+    def played(source: str, moves: tuple[int, ...]):
+        return luck.OpeningGame(source, 0, True, 1.0, 0.0, "", moves)
+
+    games = [
+        played("m", (40, 41, 42)),
+        played("m", (40, 41, 50)),  # leaves game 0 at its third move
+        played("m", (40, 30, 42)),  # leaves both at its second
+        played("m", (40, 41, 50)),  # repeats game 1
+        played("other", (40, 41, 42)),  # another file's games are not compared
+    ]
+    assert luck.departures(games) == [1, 3, 2, None, 1]
+    assert luck.common_prefix((1, 2), (1, 2, 3)) == 2
+
+
 def write_match(path, games) -> None:
     results = ResultsFile(path, {"agent_a": "a", "agent_b": "b", "rules": {"size": 9}})
     results.load()
@@ -79,6 +94,7 @@ def test_main_prints_the_table_the_pairs_and_the_lost_games(luck, tmp_path, caps
     out = capsys.readouterr().out
     assert out.startswith("2 games, 1 lost by A\n")
     assert "pairs by A's score in them: 1: 1" in out
+    assert "distinct games: 1 of 2; each leaves every earlier game of its file by move 1" in out
     assert "lost results.jsonl game   0, A Black:" in out and "after (empty board)" in out
     assert luck.main([str(path), "--net", "no-such-net.pt"]) == 2
     assert "no-such-net.pt" in capsys.readouterr().err
