@@ -18,11 +18,11 @@ against the game's result from that side (+1 won, -1 lost):
 * the same in the games agent A lost, where A's network misjudged the position;
 * the microseconds a playout took.
 
-``docs/strength.md`` (S17) reads T1's games so, with the network T1 searched with::
+``docs/strength.md`` (S17) reads T1's games so (kept in git only, ``docs/records.md``), with
+the network T1 searched with::
 
-    python scripts/playout_accuracy.py \
-        docs/results/strength/t1-gnugo-taught-1600-seed2050/results.jsonl.gz \
-        --net /work/distill/b6c48-gnugo/model.pt
+    git show 1dcc79e:docs/results/strength/t1-gnugo-taught-1600-seed2050/results.jsonl.gz > t1.gz
+    python scripts/playout_accuracy.py t1.gz --net /work/distill/b6c48-gnugo/model.pt
 """
 
 from __future__ import annotations
