@@ -17,9 +17,10 @@ fp32) from A's side, ``v`` in ``[-1, 1]``, and prints:
   own random draws make the games differ);
 * every lost game with its value and its opening (GTP vertices), lowest value first.
 
-``docs/strength.md`` ("Where the losses come from") reads the four matches of the
-recommended setting so, with the network they searched with (T2 and T5 played its unpacked
-source; the packed copy's values are within 0.01 of it, ``docs/nets.md``)::
+``docs/strength.md`` ("Where the losses come from") reads four matches of the heavy setting
+at 1,600 simulations so (T2, T8 and T13 the recommended spec, T5 with ``lam=0.25``), with the
+network they searched with (T2 and T5 played its unpacked source, whose values the packed
+copy's differ from by 0.01 on average, ``docs/nets.md``)::
 
     D=docs/results/strength
     git show 68d31d6:$D/t2-heavy-1600-seed2051/results.jsonl.gz > t2.jsonl.gz
