@@ -119,25 +119,36 @@ def _save(s, nbr, diag, h, color, out, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _stone_near_last(s, nbr, k):  # pragma: no cover - compiled
+    """Point ``k`` (0-4) of the last move's neighbourhood if a stone is on it, else -1.
+
+    The neighbourhood of rules 1 and 5: the four neighbours of the last move (``k`` 0-3) and
+    the last move itself (``k`` 4). -1 also for a point off the board and when the last move
+    was a pass or there was none.
+    """
+    last = s[H_LAST]
+    if last < 0 or last >= s[H_P]:
+        return -1
+    q = last if k == 4 else nbr[last, k]
+    if q < 0 or _get(s, COLOR, q) == 0:
+        return -1
+    return q
+
+
+@njit(cache=True)
 def tactical_moves(s, nbr, diag, out):  # pragma: no cover - compiled
     """Fill ``out`` with the last move's captures and escapes for the player to move; their count.
 
     Rule 1 of the module docstring. A point may appear more than once (it answers two
     chains); nothing is written when the last move was a pass or there was none.
     """
-    points = s[H_P]
-    last = s[H_LAST]
-    if last < 0 or last >= points:
-        return 0
     color = s[H_TO_PLAY]
     n = 0
     for k in range(5):
-        q = last if k == 4 else nbr[last, k]
+        q = _stone_near_last(s, nbr, k)
         if q < 0:
             continue
         c = _get(s, COLOR, q)
-        if c == 0:
-            continue
         h = _get(s, HEAD, q)
         if not in_atari(s, h):
             continue
@@ -179,20 +190,14 @@ def low_liberty_moves(s, nbr, diag, out):  # pragma: no cover - compiled
     the liberties that put it in atari while the stone played keeps two liberties. A point may
     appear more than once.
     """
-    points = s[H_P]
-    last = s[H_LAST]
-    if last < 0 or last >= points:
-        return 0
     color = s[H_TO_PLAY]
     pair = np.empty(2, dtype=np.int64)
     n = 0
     for k in range(5):
-        q = last if k == 4 else nbr[last, k]
-        if q < 0:
+        q = _stone_near_last(s, nbr, k)
+        if q < 0 or not _two_liberties(s, nbr, _get(s, HEAD, q), pair):
             continue
         c = _get(s, COLOR, q)
-        if c == 0 or not _two_liberties(s, nbr, _get(s, HEAD, q), pair):
-            continue
         for i in range(2):
             if c == color:
                 if liberties_after(s, nbr, pair[i], color, 3) == 3:
