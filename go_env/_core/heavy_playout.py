@@ -167,12 +167,12 @@ def _two_liberties(s, nbr, h, pair):  # pragma: no cover - compiled
     while True:
         for j in range(4):
             t = nbr[stone, j]
-            if t < 0 or _get(s, COLOR, t) != 0 or (count > 0 and t == pair[0]):
+            if t < 0 or _get(s, COLOR, t) != 0:
                 continue
-            if count == 2 and t == pair[1]:
-                continue
+            if (count > 0 and t == pair[0]) or (count > 1 and t == pair[1]):
+                continue  # a liberty already counted
             if count == 2:
-                return False
+                return False  # a third one
             pair[count] = t
             count += 1
         stone = _get(s, NEXT, stone)
