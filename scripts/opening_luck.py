@@ -162,21 +162,23 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         evaluator = NetEvaluator(args.net, symmetry="average", cache_size=0)
-        games = [g for path in args.results for g in opening_games(evaluator, path)]
+        per_file = [opening_games(evaluator, path) for path in args.results]
     except (OSError, ResultsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    games = [g for file_games in per_file for g in file_games]
     lost = [g for g in games if g.score_a == 0.0]
     print(f"{len(games)} games, {len(lost)} lost by A")
     for low, high, count, losses in loss_table(games, edges):
         rate = f"{losses / count:.3f}" if count else "-"
         where = f"A's value of the opening in [{low:+.1f}, {high:+.1f})"
         print(f"{where}: {count:4d} games, {losses:3d} lost ({rate})")
-    scores = pair_scores(games)
+    # pairs and repeats per file: two results files may share a name (runs/*/results.jsonl)
+    scores = sum((pair_scores(file_games) for file_games in per_file), Counter())
     print(
         "pairs by A's score in them: " + ", ".join(f"{s:g}: {n}" for s, n in sorted(scores.items()))
     )
-    leave = departures(games)
+    leave = [k for file_games in per_file for k in departures(file_games)]
     new = sorted(k for k in leave if k is not None)
     if new:
         print(

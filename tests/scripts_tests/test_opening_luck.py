@@ -101,3 +101,15 @@ def test_main_prints_the_table_the_pairs_and_the_lost_games(luck, tmp_path, caps
     with pytest.raises(SystemExit):
         luck.main([str(path), "--net", "strong-9x9-b6", "--edges", "0.5", "0.1"])
     assert "--edges must increase strictly" in capsys.readouterr().err
+
+
+def test_files_of_the_same_name_are_kept_apart(luck, tmp_path, capsys) -> None:
+    paths = []
+    for run in ("one", "two"):  # arena folders: each holds a results.jsonl
+        (tmp_path / run).mkdir()
+        paths.append(tmp_path / run / "results.jsonl")
+        write_match(paths[-1], [game_outcome(0, score_a=0.0, result="W+1"), game_outcome(1)])
+    assert luck.main([*map(str, paths), "--net", "strong-9x9-b6", "--edges", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "pairs by A's score in them: 1: 2" in out  # one split pair in each file
+    assert "distinct games: 2 of 4" in out  # each file's second game repeats its first
