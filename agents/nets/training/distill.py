@@ -57,7 +57,7 @@ from agents.nets.training.step import (
 from agents.nets.training.window import window_buffer
 from go_env.validation import check_int
 
-__all__ = ["DistillConfig", "buffer_losses", "distill"]
+__all__ = ["DistillConfig", "buffer_losses", "distill", "start_from"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -134,7 +134,7 @@ _ADDED_DEFAULTS = {"init": None, "arena": (), "arena_share": 0.25, "arena_held_o
 """Settings added after the first distillations, at the values those ran with."""
 
 
-def _start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
+def start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
     """Load ``path``'s weights into ``net`` (same shape; a missing ownership head starts fresh).
 
     Raises:
@@ -239,7 +239,7 @@ def distill(
         rng = restore_generators(state["generators"])
         log(f"resumed at step {step}")
     elif config.init is not None:
-        _start_from(net, net_config, config.init)
+        start_from(net, net_config, config.init)
         log(f"started from {config.init}")
     rows = restart_metrics(out / "metrics.jsonl", "step", step)
     train = window_buffer(

@@ -1,0 +1,226 @@
+"""A network taught by arena games alone, its own policy kept (``gomcts train teach``).
+
+:mod:`agents.nets.training.distill` mixes arena games against an engine into minibatches of a
+self-play run's positions, which carry the policy targets. Without a run (its folder lost, or
+none ever made) the arena games alone hold no policy target, and a tower trained on their
+results and owners alone lets its policy drift. Here the starting network is its own teacher
+for the policy (Li & Hoiem, *Learning without Forgetting*, 2017; Hinton, Vinyals & Dean,
+*Distilling the Knowledge in a Neural Network*, 2015): every position's policy target is the
+start's own move distribution there, computed once before the first step, while
+
+* the value learns the game's result after the referee's dead stones, and
+* the ownership head (fresh when the start has none) learns the final owner of every point
+  (KataGo's auxiliary target, Wu 2019, §4.1, with the referee's judgement instead of a
+  played-out end; :mod:`agents.nets.training.arena_games`).
+
+Minibatches get random board symmetries (the teacher's policy turned with the planes). AdamW,
+the learning rate decayed by a cosine to a tenth. ``arena_held_out`` games, which no step
+trains on, measure the value loss and how far the policy moved from the teacher's
+(``val_policy_kl``, the mean KL divergence from the teacher's policy).
+
+The output folder holds ``model.pt`` (for play: no ownership head), ``checkpoint.pt`` (with
+the optimizer, the step and the generators: a rerun with the same folder resumes exactly; it
+may raise ``steps``, and the schedule follows the new total), ``metrics.jsonl``,
+``losses.png`` and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from agents.nets.checkpoint import load_checkpoint, model_digest, save_checkpoint
+from agents.nets.model import PolicyValueNet
+from agents.nets.threads import use_threads
+from agents.nets.training.arena_games import arena_buffer, read_arena_games
+from agents.nets.training.distill import buffer_losses, start_from
+from agents.nets.training.plots import plot_losses
+from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.step import (
+    adamw,
+    append_metrics,
+    cosine_lr,
+    generator_state,
+    replay_step,
+    restart_metrics,
+    restore_generators,
+    seed_everything,
+)
+from go_env.validation import check_int
+
+__all__ = ["TeachConfig", "teach", "teacher_policies"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TeachConfig:
+    """What to teach on and how.
+
+    ``arena``: arena output folders (or results files) whose games ended by passes are the
+    training positions; ``arena_held_out``: folders whose positions only measure.
+    """
+
+    arena: tuple[str, ...]
+    arena_held_out: tuple[str, ...] = ()
+    steps: int = 3000
+    batch_size: int = 256
+    lr: float = 3e-4
+    weight_decay: float = 1e-4
+    ownership_weight: float = 1.5
+    eval_every: int = 500
+    seed: int = 0
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "eval_every", "threads"):
+            check_int(name, getattr(self, name), min=1)
+        if not (self.lr > 0 and self.weight_decay >= 0 and self.ownership_weight >= 0):
+            raise ValueError("lr must be > 0, weight_decay and ownership_weight >= 0")
+        for name in ("arena", "arena_held_out"):
+            object.__setattr__(self, name, tuple(str(p) for p in getattr(self, name)))
+        if not self.arena:
+            raise ValueError("arena names no folder; give the arena games to teach on")
+        shared = set(self.arena) & set(self.arena_held_out)
+        if shared:
+            raise ValueError(
+                f"arena and arena_held_out share {sorted(shared)}; hold out games no step trains on"
+            )
+
+
+@torch.no_grad()
+def teacher_policies(teacher: PolicyValueNet, buffer: ReplayBuffer, chunk: int = 1024) -> None:
+    """Set every position's policy target of ``buffer`` to ``teacher``'s move distribution.
+
+    The planes as stored (no symmetry), in evaluation mode and fp32, in chunks of ``chunk``.
+    """
+    teacher.eval()
+    for at in range(0, len(buffer), chunk):
+        rows = slice(at, min(at + chunk, len(buffer)))
+        logits, _ = teacher(torch.from_numpy(buffer.planes[rows].astype(np.float32)))
+        buffer.policies[rows] = F.softmax(logits.float(), dim=1).numpy()
+
+
+def _entropy(buffer: ReplayBuffer) -> float:
+    """Mean entropy of the buffer's policy targets (the teacher's), in nats."""
+    p = buffer.policies[: len(buffer)].astype(np.float64)
+    return float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1).mean())
+
+
+def teach(
+    start: str,
+    out: str | Path,
+    config: TeachConfig,
+    *,
+    log: Callable[[str], None] = lambda line: None,
+) -> dict[str, Any]:
+    """Teach ``start`` (a checkpoint or a shipped network's name) ``config``'s arena games.
+
+    Returns the summary also written to ``out/summary.json``.
+
+    Raises:
+        FileNotFoundError: When ``start`` or an arena folder's results do not exist.
+        ValueError: When ``out`` holds a run of other settings or another start, or the arena
+            games are of another board size than the network's.
+    """
+    out = Path(out)
+    begun = load_checkpoint(start)
+    path, digest = model_digest(start)
+    net_config = dataclasses.replace(begun.config, ownership=config.ownership_weight > 0)
+    use_threads(config.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = seed_everything(config.seed)
+    net = PolicyValueNet(net_config)
+    optimizer = adamw(net, config.lr, config.weight_decay)
+    step, seconds = 0, 0.0
+    checkpoint = out / "checkpoint.pt"
+    if checkpoint.exists():
+        saved = load_checkpoint(checkpoint)
+        state = saved.train or {}
+        same = {**state.get("config", {}), "steps": config.steps, "eval_every": config.eval_every}
+        if same != dataclasses.asdict(config) or state.get("start_sha256") != digest:
+            raise ValueError(
+                f"{checkpoint} belongs to another run (start {state.get('start')}, "
+                f"{state.get('config')}); use another folder or the same start and settings "
+                "(only steps and eval_every may change)"
+            )
+        net.load_state_dict(saved.weights)
+        optimizer = adamw(net, config.lr, config.weight_decay, state["optimizer"])
+        step, seconds = int(state["step"]), float(state["seconds"])
+        rng = restore_generators(state["generators"])
+        log(f"resumed at step {step}")
+    else:
+        start_from(net, net_config, str(path))
+        log(f"started from {start}")
+    rows = restart_metrics(out / "metrics.jsonl", "step", step)
+    teacher = begun.build()
+    games = read_arena_games(config.arena)
+    train = arena_buffer(games, net_config)
+    teacher_policies(teacher, train)
+    plain = dataclasses.replace(net_config, ownership=False)
+    held, held_entropy, held_games = None, 0.0, None
+    if config.arena_held_out:
+        held_games = read_arena_games(config.arena_held_out)
+        held = arena_buffer(held_games, plain)
+        teacher_policies(teacher, held)
+        held_entropy = _entropy(held)
+    log(
+        f"arena positions: {len(train)} to teach on ({len(games.games)} games), "
+        f"{0 if held is None else len(held)} held out"
+    )
+    began, running = time.perf_counter() - seconds, []
+    while step < config.steps:
+        for group in optimizer.param_groups:
+            group["lr"] = cosine_lr(config.lr, step, config.steps)
+        running.append(
+            replay_step(net, optimizer, train, config.batch_size, rng, config.ownership_weight)
+        )
+        step += 1
+        if step % config.eval_every and step != config.steps:
+            continue
+        row: dict[str, Any] = {"step": step, "lr": cosine_lr(config.lr, step - 1, config.steps)}
+        row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
+        if held is not None:
+            measured = buffer_losses(net, held)
+            row["val_arena_value"] = measured["value"]
+            row["val_policy_kl"] = measured["policy"] - held_entropy
+        seconds = time.perf_counter() - began
+        row["seconds"], running = round(seconds, 1), []
+        rows.append(row)
+        append_metrics(out / "metrics.jsonl", row)
+        log(json.dumps(row))
+        meta = {"trained_by": "gomcts train teach", "start": start, "last_metrics": row}
+        train_state = {
+            "config": dataclasses.asdict(config),
+            "start": start,
+            "start_sha256": digest,
+            "optimizer": optimizer.state_dict(),
+            "step": step,
+            "seconds": seconds,
+            "generators": generator_state(rng),
+        }
+        save_checkpoint(checkpoint, net, meta=meta, train=train_state)
+        save_checkpoint(out / "model.pt", net.without_ownership(), meta=meta)
+    plot_losses(rows, out / "losses.png")
+    summary: dict[str, Any] = {
+        "start": start,
+        "start_sha256": digest,
+        "config": dataclasses.asdict(config),
+        "net": net_config.to_dict(),
+        "games": len(games.games),
+        "left_out": games.left_out,
+        "positions": len(train),
+        "held_out_games": 0 if held_games is None else len(held_games.games),
+        "held_out_positions": 0 if held is None else len(held),
+        "last": rows[-1] if rows else None,
+    }
+    if held is not None:
+        summary["start_on_held_out"] = {"val_arena_value": buffer_losses(teacher, held)["value"]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
