@@ -1,4 +1,4 @@
-"""Take recorded arena matches' games out of ``docs/results``, one results file a match.
+r"""Take recorded arena matches' games out of ``docs/results``, one results file a match.
 
 Every record of a match (a folder whose ``summary.json`` holds a ``match``) keeps its games as
 ``results.jsonl.gz``: in the checkout, or, where the checkout's 8 MB made them leave, in git
@@ -7,8 +7,8 @@ only"). This script writes each match's games to ``OUT/<record path, / as __>/re
 whichever way they are kept, for ``gomcts train teach --arena OUT/*`` (``docs/nets.md``,
 "Teaching a network arena games") or any reader of arena results::
 
-    python scripts/recorded_games.py docs/results/strength docs/results/nets/gnugo-taught \\
-        --opponent 'gnugo --mode gtp --level 10' --out runs/gnugo-games \\
+    python scripts/recorded_games.py docs/results/strength docs/results/nets/gnugo-taught \
+        --opponent 'gnugo --mode gtp --level 10' --out runs/gnugo-games \
         --exclude seed2053 held-s7002
 
 ``--opponent TEXT`` keeps the matches whose agent B's spec contains ``TEXT``; ``--exclude
@@ -75,6 +75,7 @@ def opponent(data: bytes) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the matches' games (module docstring); 0 when any was written, 1 when none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("roots", nargs="+", help="folders of records, relative to --repo")
     parser.add_argument("--out", required=True, help="folder to write one folder a match into")
