@@ -18,10 +18,9 @@ the learning rate decayed by a cosine to a tenth. ``arena_held_out`` games, whic
 trains on, measure the value loss and how far the policy moved from the teacher's
 (``val_policy_kl``, the mean KL divergence from the teacher's policy).
 
-The output folder holds ``model.pt`` (for play: no ownership head), ``checkpoint.pt`` (with
-the optimizer, the step and the generators: a rerun with the same folder resumes exactly; it
-may raise ``steps``, and the schedule follows the new total), ``metrics.jsonl``,
-``losses.png`` and ``summary.json``.
+The output folder is a resumable training folder (:mod:`agents.nets.training.resumable`:
+``model.pt`` for play, ``checkpoint.pt``, ``metrics.jsonl``; a rerun with the same folder and
+start resumes exactly) with ``losses.png`` and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -37,21 +36,19 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from agents.nets.checkpoint import load_checkpoint, model_digest, save_checkpoint
+from agents.nets.checkpoint import load_checkpoint, model_digest
 from agents.nets.model import PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.arena_games import arena_buffer, read_arena_games
 from agents.nets.training.distill import buffer_losses, start_from
 from agents.nets.training.plots import plot_losses
 from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.resumable import Progress, measured_row, resume, save_progress
 from agents.nets.training.step import (
     adamw,
-    append_metrics,
     cosine_lr,
-    generator_state,
     replay_step,
     restart_metrics,
-    restore_generators,
     seed_everything,
 )
 from go_env.validation import check_int
@@ -137,28 +134,16 @@ def teach(
     out.mkdir(parents=True, exist_ok=True)
     rng = seed_everything(config.seed)
     net = PolicyValueNet(net_config)
-    optimizer = adamw(net, config.lr, config.weight_decay)
-    step, seconds = 0, 0.0
-    checkpoint = out / "checkpoint.pt"
-    if checkpoint.exists():
-        saved = load_checkpoint(checkpoint)
-        state = saved.train or {}
-        same = {**state.get("config", {}), "steps": config.steps, "eval_every": config.eval_every}
-        if same != dataclasses.asdict(config) or state.get("start_sha256") != digest:
-            raise ValueError(
-                f"{checkpoint} belongs to another run (start {state.get('start')}, "
-                f"{state.get('config')}); use another folder or the same start and settings "
-                "(only steps and eval_every may change)"
-            )
-        net.load_state_dict(saved.weights)
-        optimizer = adamw(net, config.lr, config.weight_decay, state["optimizer"])
-        step, seconds = int(state["step"]), float(state["seconds"])
-        rng = restore_generators(state["generators"])
-        log(f"resumed at step {step}")
+    fresh = Progress(adamw(net, config.lr, config.weight_decay), 0, 0.0, rng)
+    identity = {"start": start, "start_sha256": digest}
+    progress = resume(out, net, config, fresh, identity=identity)
+    if progress is not None:
+        log(f"resumed at step {progress.step}")
     else:
+        progress = fresh
         start_from(net, net_config, str(path))
         log(f"started from {start}")
-    rows = restart_metrics(out / "metrics.jsonl", "step", step)
+    rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     teacher = begun.build()
     games = read_arena_games(config.arena)
     train = arena_buffer(games, net_config)
@@ -174,39 +159,33 @@ def teach(
         f"arena positions: {len(train)} to teach on ({len(games.games)} games), "
         f"{0 if held is None else len(held)} held out"
     )
-    began, running = time.perf_counter() - seconds, []
-    while step < config.steps:
-        for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(config.lr, step, config.steps)
+    began, running = time.perf_counter() - progress.seconds, []
+    while progress.step < config.steps:
+        for group in progress.optimizer.param_groups:
+            group["lr"] = cosine_lr(config.lr, progress.step, config.steps)
         running.append(
-            replay_step(net, optimizer, train, config.batch_size, rng, config.ownership_weight)
+            replay_step(
+                net,
+                progress.optimizer,
+                train,
+                config.batch_size,
+                progress.rng,
+                config.ownership_weight,
+            )
         )
-        step += 1
-        if step % config.eval_every and step != config.steps:
+        progress.step += 1
+        if progress.step % config.eval_every and progress.step != config.steps:
             continue
-        row: dict[str, Any] = {"step": step, "lr": cosine_lr(config.lr, step - 1, config.steps)}
-        row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
+        row = measured_row(progress, config.steps, config.lr, running)
         if held is not None:
             measured = buffer_losses(net, held)
             row["val_arena_value"] = measured["value"]
             row["val_policy_kl"] = measured["policy"] - held_entropy
-        seconds = time.perf_counter() - began
-        row["seconds"], running = round(seconds, 1), []
+        progress.seconds = time.perf_counter() - began
+        row["seconds"], running = round(progress.seconds, 1), []
         rows.append(row)
-        append_metrics(out / "metrics.jsonl", row)
-        log(json.dumps(row))
-        meta = {"trained_by": "gomcts train teach", "start": start, "last_metrics": row}
-        train_state = {
-            "config": dataclasses.asdict(config),
-            "start": start,
-            "start_sha256": digest,
-            "optimizer": optimizer.state_dict(),
-            "step": step,
-            "seconds": seconds,
-            "generators": generator_state(rng),
-        }
-        save_checkpoint(checkpoint, net, meta=meta, train=train_state)
-        save_checkpoint(out / "model.pt", net.without_ownership(), meta=meta)
+        meta = {"trained_by": "gomcts train teach", "start": start}
+        save_progress(out, net, config, progress, row, meta, identity=identity, log=log)
     plot_losses(rows, out / "losses.png")
     summary: dict[str, Any] = {
         "start": start,

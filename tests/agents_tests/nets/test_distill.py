@@ -10,7 +10,7 @@ import torch
 
 from agents.cli import main as gomcts
 from agents.nets.checkpoint import load_checkpoint
-from agents.nets.training import distill as distill_module
+from agents.nets.training import resumable
 from agents.nets.training.distill import DistillConfig, distill
 from agents.nets.training.selfplay import run_selfplay
 
@@ -39,17 +39,17 @@ def test_a_larger_network_trains_on_the_games_and_a_rerun_resumes_exactly(
     model = load_checkpoint(tmp_path / "whole" / "model.pt")
     assert not model.config.ownership and model.config.blocks == 2  # for play
     halves = tmp_path / "halves"
-    real_save = distill_module.save_checkpoint
+    real_save = resumable.save_checkpoint
 
     def save_then_stop(path: Path, *args: object, **kwargs: object) -> None:
         real_save(path, *args, **kwargs)
         if Path(path).name == "model.pt":  # killed after the first checkpoint, at step 3
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(distill_module, "save_checkpoint", save_then_stop)
+    monkeypatch.setattr(resumable, "save_checkpoint", save_then_stop)
     with pytest.raises(KeyboardInterrupt):
         distill(run, halves, _config())
-    monkeypatch.setattr(distill_module, "save_checkpoint", real_save)
+    monkeypatch.setattr(resumable, "save_checkpoint", real_save)
     resumed = distill(run, halves, _config())
     assert resumed["last"]["val_policy"] == pytest.approx(whole["last"]["val_policy"])
     for name, weight in model.weights.items():

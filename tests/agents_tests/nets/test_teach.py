@@ -14,6 +14,7 @@ from agents.cli import main as gomcts
 from agents.matches.results import ResultsFile
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import NetConfig, PolicyValueNet
+from agents.nets.training import resumable
 from agents.nets.training import teach as teach_module
 from agents.nets.training.arena_games import arena_buffer, read_arena_games
 from agents.nets.training.distill import buffer_losses
@@ -78,17 +79,17 @@ def test_teaching_learns_results_and_owners_and_a_rerun_resumes_exactly(
     assert load_checkpoint(tmp_path / "whole" / "checkpoint.pt").config.ownership
     assert (tmp_path / "whole" / "losses.png").is_file() or not _has_matplotlib()
     halves = tmp_path / "halves"
-    real_save = teach_module.save_checkpoint
+    real_save = resumable.save_checkpoint
 
     def save_then_stop(path: Path, *args: object, **kwargs: object) -> None:
         real_save(path, *args, **kwargs)
         if Path(path).name == "model.pt":  # killed after the first checkpoint, at step 3
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(teach_module, "save_checkpoint", save_then_stop)
+    monkeypatch.setattr(resumable, "save_checkpoint", save_then_stop)
     with pytest.raises(KeyboardInterrupt):
         teach(str(start), halves, _config(folders))
-    monkeypatch.setattr(teach_module, "save_checkpoint", real_save)
+    monkeypatch.setattr(resumable, "save_checkpoint", real_save)
     resumed = teach(str(start), halves, _config(folders))
     assert resumed["last"]["val_arena_value"] == pytest.approx(whole["last"]["val_arena_value"])
     for name, weight in model.weights.items():
