@@ -411,6 +411,29 @@ def _cmd_teach(args: argparse.Namespace) -> int:
     return _answer("teach", args.out, run)
 
 
+def _fine_tuning_arguments(
+    parser: argparse.ArgumentParser, *, steps: int, lr: float, eval_every: int
+) -> None:
+    """The options of a resumable training folder (``distill``, ``teach``) with their defaults."""
+    from agents.cli import output_folder
+
+    parser.add_argument("--out", required=True, type=output_folder, help="output folder")
+    parser.add_argument(
+        "--steps", type=int, default=steps, help=f"optimizer steps (default {steps})"
+    )
+    parser.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
+    parser.add_argument("--lr", type=float, default=lr, help=f"peak learning rate (default {lr:g})")
+    parser.add_argument(
+        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
+    )
+    parser.add_argument(
+        "--eval-every", type=int, default=eval_every, help=f"(default {eval_every})"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="(default 0)")
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    parser.add_argument("--quiet", action="store_true", help="no metrics lines")
+
+
 def register(subparsers: Any) -> None:
     """Add ``train`` and its modes (``sl`` ... ``pack``, the module docstring's list)."""
     from agents.cli import output_folder
@@ -607,18 +630,9 @@ def register(subparsers: Any) -> None:
     dis.add_argument("run", help="the self-play run folder")
     dis.add_argument("--games", required=True, help="its generations to train on, FIRST-LAST")
     dis.add_argument("--held-out", type=int, default=None, help="a generation to measure on")
-    dis.add_argument("--out", required=True, type=output_folder, help="output folder")
     dis.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
     dis.add_argument("--filters", type=int, default=48, help="filters (default 48)")
-    dis.add_argument("--steps", type=int, default=8000, help="optimizer steps (default 8000)")
-    dis.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
-    dis.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
-    dis.add_argument(
-        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
-    )
-    dis.add_argument("--eval-every", type=int, default=1000, help="(default 1000)")
-    dis.add_argument("--seed", type=int, default=0, help="(default 0)")
-    dis.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    _fine_tuning_arguments(dis, steps=8000, lr=1e-3, eval_every=1000)
     dis.add_argument(
         "--compare", nargs="*", default=[], help="networks to measure on the held-out games too"
     )
@@ -645,7 +659,6 @@ def register(subparsers: Any) -> None:
         metavar="FOLDER",
         help="arena output folders to measure the value loss on",
     )
-    dis.add_argument("--quiet", action="store_true", help="no metrics lines")
     dis.set_defaults(func=_cmd_distill)
 
     tea = sub.add_parser(
@@ -671,15 +684,5 @@ def register(subparsers: Any) -> None:
         metavar="FOLDER",
         help="arena folders to measure the value loss and the policy's drift on",
     )
-    tea.add_argument("--out", required=True, type=output_folder, help="output folder")
-    tea.add_argument("--steps", type=int, default=3000, help="optimizer steps (default 3000)")
-    tea.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
-    tea.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (default 3e-4)")
-    tea.add_argument(
-        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
-    )
-    tea.add_argument("--eval-every", type=int, default=500, help="(default 500)")
-    tea.add_argument("--seed", type=int, default=0, help="(default 0)")
-    tea.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
-    tea.add_argument("--quiet", action="store_true", help="no metrics lines")
+    _fine_tuning_arguments(tea, steps=3000, lr=3e-4, eval_every=500)
     tea.set_defaults(func=_cmd_teach)

@@ -8,13 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from game_support import game_outcome
+from game_support import corner_arena_folders
+from training_support import killed_then_resumed
 
 from agents.cli import main as gomcts
-from agents.matches.results import ResultsFile
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.nets.training import resumable
 from agents.nets.training import teach as teach_module
 from agents.nets.training.arena_games import arena_buffer, read_arena_games
 from agents.nets.training.distill import buffer_losses
@@ -31,18 +30,7 @@ def start(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def folders(tmp_path: Path) -> tuple[str, str]:
-    made = []
-    for name, games in (("train", 3), ("held", 2)):
-        results = ResultsFile(
-            tmp_path / name / "results.jsonl",
-            {"agent_a": "a", "agent_b": "b", "rules": {"size": 5, "komi": 7.5}},
-        )
-        results.load()
-        for i in range(games):  # White's corner stone dead: a Black win
-            results.append(game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5))
-        results.close()
-        made.append(str(tmp_path / name))
-    return made[0], made[1]
+    return corner_arena_folders(tmp_path)
 
 
 def _config(folders: tuple[str, str], **extra: object) -> TeachConfig:
@@ -79,18 +67,9 @@ def test_teaching_learns_results_and_owners_and_a_rerun_resumes_exactly(
     assert load_checkpoint(tmp_path / "whole" / "checkpoint.pt").config.ownership
     assert (tmp_path / "whole" / "losses.png").is_file() or not _has_matplotlib()
     halves = tmp_path / "halves"
-    real_save = resumable.save_checkpoint
-
-    def save_then_stop(path: Path, *args: object, **kwargs: object) -> None:
-        real_save(path, *args, **kwargs)
-        if Path(path).name == "model.pt":  # killed after the first checkpoint, at step 3
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(resumable, "save_checkpoint", save_then_stop)
-    with pytest.raises(KeyboardInterrupt):
-        teach(str(start), halves, _config(folders))
-    monkeypatch.setattr(resumable, "save_checkpoint", real_save)
-    resumed = teach(str(start), halves, _config(folders))
+    resumed = killed_then_resumed(
+        monkeypatch, lambda: teach(str(start), halves, _config(folders))
+    )  # at step 3
     assert resumed["last"]["val_arena_value"] == pytest.approx(whole["last"]["val_arena_value"])
     for name, weight in model.weights.items():
         assert torch.equal(weight, load_checkpoint(halves / "model.pt").weights[name]), name
