@@ -220,7 +220,8 @@ def corner_arena_folders(root: Path) -> tuple[str, str]:
     """Two 5x5 arena results folders under ``root``, ``train`` (3 games) and ``held`` (2).
 
     In every game Black takes the centre and White a corner (point ``i`` in game ``i``), both
-    pass, and the referee calls White's stone dead: a Black win by 17.5, 4 positions a game.
+    pass, and the referee calls White's stone dead: a Black win by 17.5, 4 positions a game,
+    won by agent A in the even games (A Black), lost in the odd ones.
     """
     from agents.matches.results import ResultsFile
 
@@ -232,7 +233,9 @@ def corner_arena_folders(root: Path) -> tuple[str, str]:
         )
         results.load()
         for i in range(games):
-            results.append(game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5))
+            won = 1.0 if i % 2 == 0 else 0.0
+            outcome = game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5, score_a=won)
+            results.append(outcome)
         results.close()
         made.append(str(root / name))
     return made[0], made[1]

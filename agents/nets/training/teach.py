@@ -16,7 +16,9 @@ start's own move distribution there, computed once before the first step, while
 Minibatches get random board symmetries (the teacher's policy turned with the planes). AdamW,
 the learning rate decayed by a cosine to a tenth. ``arena_held_out`` games, which no step
 trains on, measure the value loss and how far the policy moved from the teacher's
-(``val_policy_kl``, the mean KL divergence from the teacher's policy).
+(``val_policy_kl``, the mean KL divergence from the teacher's policy); the summary gives the
+value loss of the start and of the taught network on each held-out folder, on all its games
+and apart on those agent A won and lost (the lost ones being where a network misread).
 
 The output folder is a resumable training folder (:mod:`agents.nets.training.resumable`:
 ``model.pt`` for play, ``checkpoint.pt``, ``metrics.jsonl``; a rerun with the same folder and
@@ -28,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +39,9 @@ import torch
 import torch.nn.functional as F
 
 from agents.nets.checkpoint import load_checkpoint, model_digest
-from agents.nets.model import PolicyValueNet
+from agents.nets.model import NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
-from agents.nets.training.arena_games import arena_buffer, read_arena_games
+from agents.nets.training.arena_games import ArenaGames, arena_buffer, read_arena_games
 from agents.nets.training.distill import buffer_losses, start_from
 from agents.nets.training.plots import plot_losses
 from agents.nets.training.replay import ReplayBuffer
@@ -53,7 +55,7 @@ from agents.nets.training.step import (
 )
 from go_env.validation import check_int
 
-__all__ = ["TeachConfig", "teach", "teacher_policies"]
+__all__ = ["TeachConfig", "held_out_by_result", "teach", "teacher_policies"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -102,6 +104,33 @@ def teacher_policies(teacher: PolicyValueNet, buffer: ReplayBuffer, chunk: int =
         rows = slice(at, min(at + chunk, len(buffer)))
         logits, _ = teacher(torch.from_numpy(buffer.planes[rows].astype(np.float32)))
         buffer.policies[rows] = F.softmax(logits.float(), dim=1).numpy()
+
+
+def held_out_by_result(
+    folders: Sequence[str], config: NetConfig, nets: dict[str, PolicyValueNet]
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Each net's value loss on each folder's games: all, those agent A won, those it lost.
+
+    ``{folder: {"all" | "a_won" | "a_lost": {"games", "positions", NAME: loss, ...}}}``; a
+    part without a game ended by passes is left out.
+    """
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for folder in folders:
+        games = read_arena_games([folder])
+        parts = {
+            "all": games.games,
+            "a_won": [game for game in games.games if game[1].score_a == 1],
+            "a_lost": [game for game in games.games if game[1].score_a == 0],
+        }
+        table[folder] = {}
+        for part, chosen in parts.items():
+            if not chosen:
+                continue
+            buffer = arena_buffer(ArenaGames(chosen), config)
+            row = {"games": float(len(chosen)), "positions": float(len(buffer))}
+            row.update({name: buffer_losses(net, buffer)["value"] for name, net in nets.items()})
+            table[folder][part] = row
+    return table
 
 
 def _entropy(buffer: ReplayBuffer) -> float:
@@ -201,5 +230,8 @@ def teach(
     }
     if held is not None:
         summary["start_on_held_out"] = {"val_arena_value": buffer_losses(teacher, held)["value"]}
+        summary["held_out_by_result"] = held_out_by_result(
+            config.arena_held_out, plain, {"start": teacher, "taught": net}
+        )
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary

@@ -62,6 +62,14 @@ def test_teaching_learns_results_and_owners_and_a_rerun_resumes_exactly(
     assert whole["last"]["step"] == 6 and whole["last"]["train_ownership"] > 0
     assert whole["last"]["val_policy_kl"] >= 0 and whole["last"]["val_arena_value"] >= 0
     assert whole["start_on_held_out"]["val_arena_value"] >= 0
+    table = whole["held_out_by_result"][folders[1]]
+    assert {part: (row["games"], row["positions"]) for part, row in table.items()} == {
+        "all": (2, 8),
+        "a_won": (1, 4),
+        "a_lost": (1, 4),
+    }
+    assert table["all"]["start"] == pytest.approx(whole["start_on_held_out"]["val_arena_value"])
+    assert table["all"]["taught"] == pytest.approx(whole["last"]["val_arena_value"])
     model = load_checkpoint(tmp_path / "whole" / "model.pt")
     assert not model.config.ownership and model.config == NET  # for play, the start's shape
     assert load_checkpoint(tmp_path / "whole" / "checkpoint.pt").config.ownership
