@@ -12,7 +12,9 @@ whichever way they are kept, for ``gomcts train teach --arena OUT/*`` (``docs/ne
         --exclude seed2053 held-s7002
 
 ``--opponent TEXT`` keeps the matches whose agent B's spec contains ``TEXT``; ``--exclude
-TEXT ...`` leaves out the records whose path contains any ``TEXT``. It prints one line a
+TEXT ...`` leaves out the records whose path contains any ``TEXT``; ``--lost-only`` keeps of
+each match the games agent A lost (a match with none is left out), which ``gomcts train teach
+--arena`` can name more than once to weigh them more. It prints one line a
 match (its games and where they came from) and refuses a record whose games are neither in
 the checkout nor in a commit git has here (a shallow clone: fetch the history first).
 """
@@ -74,6 +76,17 @@ def opponent(data: bytes) -> str:
     return str(header.get("match", {}).get("agent_b", ""))
 
 
+def lost_only(data: bytes) -> bytes:
+    """A results file's bytes with only its header and the games agent A lost (score_a 0)."""
+    lines = [line for line in gzip.decompress(data).splitlines() if line.strip()]
+    kept = [
+        line
+        for line in lines
+        if json.loads(line).get("kind") != "game" or json.loads(line).get("score_a") == 0
+    ]
+    return gzip.compress(b"\n".join(kept) + b"\n", mtime=0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the matches' games (module docstring); 0 when any was written, 1 when none."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -82,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", default="", help="keep matches whose agent B contains it")
     parser.add_argument("--exclude", nargs="*", default=[], help="leave out paths containing")
     parser.add_argument("--repo", default=".", help="the repository (default: here)")
+    parser.add_argument("--lost-only", action="store_true", help="only the games A lost")
     args = parser.parse_args(argv)
     repo, out = Path(args.repo).resolve(), Path(args.out)
     kept = 0
@@ -92,11 +106,15 @@ def main(argv: list[str] | None = None) -> int:
         data, source = stored_games(repo, record)
         if args.opponent not in opponent(data):
             continue
+        if args.lost_only:
+            data = lost_only(data)
+        lines = gzip.decompress(data).splitlines()
+        games = sum(json.loads(line).get("kind") == "game" for line in lines if line.strip())
+        if not games:  # every game won, with --lost-only
+            continue
         name = path.removeprefix("docs/results/").replace("/", "__")
         (out / name).mkdir(parents=True, exist_ok=True)
         (out / name / RESULTS).write_bytes(data)
-        lines = gzip.decompress(data).splitlines()
-        games = sum(json.loads(line).get("kind") == "game" for line in lines if line.strip())
         print(f"{name}: {games} games ({source})")
         kept += 1
     print(f"{kept} matches written to {out}")

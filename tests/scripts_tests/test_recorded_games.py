@@ -17,7 +17,7 @@ def _record(repo: Path, name: str, opponent: str, games: int) -> bytes:
     folder = repo / "docs" / "results" / name
     folder.mkdir(parents=True)
     header = {"kind": "header", "match": {"agent_a": "a", "agent_b": opponent}}
-    rows = [header, *({"kind": "game", "index": i} for i in range(games))]
+    rows = [header, *({"kind": "game", "index": i, "score_a": 1 - i % 2} for i in range(games))]
     data = gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode(), mtime=0)
     (folder / "results.jsonl.gz").write_bytes(data)
     (folder / "summary.json").write_text(json.dumps({"match": header["match"], "games": games}))
@@ -58,6 +58,12 @@ def test_games_come_from_the_checkout_or_the_commit_a_note_names(tmp_path: Path)
     assert (out / "strength__here" / "results.jsonl.gz").read_bytes() == here
     assert (out / "strength__screen__gone" / "results.jsonl.gz").read_bytes() == gone
     assert not (out / "strength__other").exists() and not (out / "strength__skip-me").exists()
+    lost = run_script("recorded_games.py", *args[:-1], str(tmp_path / "lost"), "--lost-only")
+    assert lost.returncode == 0, lost.stderr
+    assert "strength__here: 1 games (checkout)" in lost.stdout  # game 1 of 0-2
+    assert "strength__other" not in lost.stdout  # its one game, 0, was won: left out
+    kept = gzip.decompress((tmp_path / "lost" / "strength__here" / "results.jsonl.gz").read_bytes())
+    assert [json.loads(line).get("index") for line in kept.splitlines()] == [None, 1]
     # a note naming a commit git does not have here (a shallow clone) is refused, clearly
     note["commit"] = "0" * 40
     (repo / STRENGTH / "screen" / "games-in-git.json").write_text(json.dumps(note))
