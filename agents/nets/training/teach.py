@@ -164,7 +164,7 @@ def teach(
     rng = seed_everything(config.seed)
     net = PolicyValueNet(net_config)
     fresh = Progress(adamw(net, config.lr, config.weight_decay), 0, 0.0, rng)
-    identity = {"start": start, "start_sha256": digest}
+    identity = {"start_sha256": digest}  # the same network, whatever name it is given by
     progress = resume(out, net, config, fresh, identity=identity)
     if progress is not None:
         log(f"resumed at step {progress.step}")

@@ -88,6 +88,9 @@ def test_teaching_learns_results_and_owners_and_a_rerun_resumes_exactly(
     other = save_checkpoint(tmp_path / "other.pt", PolicyValueNet(NET))
     with pytest.raises(ValueError, match="belongs to another run"):
         teach(str(other), halves, _config(folders))
+    copy = tmp_path / "copy.pt"  # the same network by another name: the same run, done
+    copy.write_bytes(start.read_bytes())
+    assert teach(str(copy), halves, _config(folders))["last"]["step"] == 6
 
 
 def _has_matplotlib() -> bool:
