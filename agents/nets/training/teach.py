@@ -159,6 +159,8 @@ def teach(
     begun = load_checkpoint(start)
     path, digest = model_digest(start)
     net_config = dataclasses.replace(begun.config, ownership=config.ownership_weight > 0)
+    games = read_arena_games(config.arena)  # before anything is written: a missing folder
+    held_games = read_arena_games(config.arena_held_out) if config.arena_held_out else None
     use_threads(config.threads)
     out.mkdir(parents=True, exist_ok=True)
     rng = seed_everything(config.seed)
@@ -174,13 +176,11 @@ def teach(
         log(f"started from {start}")
     rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     teacher = begun.build()
-    games = read_arena_games(config.arena)
     train = arena_buffer(games, net_config)
     teacher_policies(teacher, train)
     plain = dataclasses.replace(net_config, ownership=False)
-    held, held_entropy, held_games = None, 0.0, None
-    if config.arena_held_out:
-        held_games = read_arena_games(config.arena_held_out)
+    held, held_entropy = None, 0.0
+    if held_games is not None:
         held = arena_buffer(held_games, plain)
         teacher_policies(teacher, held)
         held_entropy = _entropy(held)

@@ -125,6 +125,9 @@ def test_bad_input_is_refused_with_what_is_allowed(
         _config(folders, lr=0.0)
     with pytest.raises(FileNotFoundError, match="no network checkpoint"):
         teach(str(tmp_path / "missing.pt"), tmp_path / "x", _config(folders))
+    with pytest.raises(FileNotFoundError, match="no results file"):
+        teach(str(start), tmp_path / "z", _config(folders, arena=(str(tmp_path / "none"),)))
+    assert not (tmp_path / "z").exists()  # refused before anything was written
     with pytest.raises(ValueError, match="cannot train a 9x9 network"):
         teach("supervised", tmp_path / "y", _config(folders))
     args = ["train", "teach", str(start), "--arena", folders[0], "--out", str(tmp_path / "cli")]
