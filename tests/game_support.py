@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,9 @@ from go_env.state import GoState
 __all__ = [
     "LONE_ROOT",
     "SEKI",
+    "corner_arena_folders",
     "feed",
+    "game_outcome",
     "play",
     "played_moves",
     "random_env_game",
@@ -211,3 +214,28 @@ O O O O X X X
 """A 7x7 seki: Black's top-left chain and White's top-right chain share the liberty (0, 3) and
 each has one eye, so whoever plays (0, 3) puts its own chain in atari; the groups below live
 with two eyes. Under area scoring with both chains alive, Black has 22 points and White 26."""
+
+
+def corner_arena_folders(root: Path) -> tuple[str, str]:
+    """Two 5x5 arena results folders under ``root``, ``train`` (3 games) and ``held`` (2).
+
+    In every game Black takes the centre and White a corner (point ``i`` in game ``i``), both
+    pass, and the referee calls White's stone dead: a Black win by 17.5, 4 positions a game,
+    won by agent A in the even games (A Black), lost in the odd ones.
+    """
+    from agents.matches.results import ResultsFile
+
+    made = []
+    for name, games in (("train", 3), ("held", 2)):
+        results = ResultsFile(
+            root / name / "results.jsonl",
+            {"agent_a": "a", "agent_b": "b", "rules": {"size": 5, "komi": 7.5}},
+        )
+        results.load()
+        for i in range(games):
+            won = 1.0 if i % 2 == 0 else 0.0
+            outcome = game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5, score_a=won)
+            results.append(outcome)
+        results.close()
+        made.append(str(root / name))
+    return made[0], made[1]

@@ -6,7 +6,8 @@ self-play run's compact record (manifest, metrics, ladder, plots) and writes its
 ``fork`` copies a run to go on with other self-play settings, ``lineage`` records that a run
 goes on from another run's network (its folder lost), ``pack`` writes a network's
 weights as int8 in groups (:mod:`agents.nets.packed`), ``distill`` trains a network of another
-shape on a run's recorded games (:mod:`agents.nets.training.distill`).
+shape on a run's recorded games (:mod:`agents.nets.training.distill`), ``teach`` teaches a
+network arena games against an engine, its own policy kept (:mod:`agents.nets.training.teach`).
 
 Registered through the entry-point group ``gomcts.commands``. Examples::
 
@@ -18,6 +19,7 @@ Registered through the entry-point group ``gomcts.commands``. Examples::
     gomcts train lineage runs/selfplay/paper-2 --earlier runs/records/paper --generation 26
     gomcts train pack runs/selfplay/paper/best.pt --out paper.pt.gz
     gomcts train distill runs/selfplay/paper --games 1-13 --held-out 14 --out runs/b6c48
+    gomcts train teach strong-9x9-b6 --arena runs/gnugo/a runs/gnugo/b --out runs/taught
 
 Rerunning a command with the same ``--out`` folder resumes it (see ``docs/nets.md``).
 """
@@ -390,6 +392,48 @@ def _cmd_distill(args: argparse.Namespace) -> int:
     return _answer("distill", args.out, run)
 
 
+def _cmd_teach(args: argparse.Namespace) -> int:
+    from agents.nets.training.teach import TeachConfig, teach
+
+    def run() -> dict[str, Any]:
+        options = ("steps", "batch_size", "lr", "ownership_weight", "eval_every", "seed")
+        config = TeachConfig(
+            arena=tuple(args.arena),
+            arena_held_out=tuple(args.arena_held_out),
+            threads=args.threads,
+            **{k: getattr(args, k) for k in options},
+        )
+        log = (lambda line: None) if args.quiet else log_line
+        summary = teach(args.start, args.out, config, log=log)
+        keys = ("games", "positions", "held_out_positions", "last", "start_on_held_out")
+        return {"out": str(args.out), **{k: summary[k] for k in keys if k in summary}}
+
+    return _answer("teach", args.out, run)
+
+
+def _fine_tuning_arguments(
+    parser: argparse.ArgumentParser, *, steps: int, lr: float, eval_every: int
+) -> None:
+    """The options of a resumable training folder (``distill``, ``teach``) with their defaults."""
+    from agents.cli import output_folder
+
+    parser.add_argument("--out", required=True, type=output_folder, help="output folder")
+    parser.add_argument(
+        "--steps", type=int, default=steps, help=f"optimizer steps (default {steps})"
+    )
+    parser.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
+    parser.add_argument("--lr", type=float, default=lr, help=f"peak learning rate (default {lr:g})")
+    parser.add_argument(
+        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
+    )
+    parser.add_argument(
+        "--eval-every", type=int, default=eval_every, help=f"(default {eval_every})"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="(default 0)")
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    parser.add_argument("--quiet", action="store_true", help="no metrics lines")
+
+
 def register(subparsers: Any) -> None:
     """Add ``train`` and its modes (``sl`` ... ``pack``, the module docstring's list)."""
     from agents.cli import output_folder
@@ -586,18 +630,9 @@ def register(subparsers: Any) -> None:
     dis.add_argument("run", help="the self-play run folder")
     dis.add_argument("--games", required=True, help="its generations to train on, FIRST-LAST")
     dis.add_argument("--held-out", type=int, default=None, help="a generation to measure on")
-    dis.add_argument("--out", required=True, type=output_folder, help="output folder")
     dis.add_argument("--blocks", type=int, default=6, help="residual blocks (default 6)")
     dis.add_argument("--filters", type=int, default=48, help="filters (default 48)")
-    dis.add_argument("--steps", type=int, default=8000, help="optimizer steps (default 8000)")
-    dis.add_argument("--batch-size", type=int, default=256, help="minibatch (default 256)")
-    dis.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (default 1e-3)")
-    dis.add_argument(
-        "--ownership-weight", type=float, default=1.5, help="ownership target (default 1.5)"
-    )
-    dis.add_argument("--eval-every", type=int, default=1000, help="(default 1000)")
-    dis.add_argument("--seed", type=int, default=0, help="(default 0)")
-    dis.add_argument("--threads", type=int, default=2, help="torch CPU threads (default 2)")
+    _fine_tuning_arguments(dis, steps=8000, lr=1e-3, eval_every=1000)
     dis.add_argument(
         "--compare", nargs="*", default=[], help="networks to measure on the held-out games too"
     )
@@ -624,5 +659,30 @@ def register(subparsers: Any) -> None:
         metavar="FOLDER",
         help="arena output folders to measure the value loss on",
     )
-    dis.add_argument("--quiet", action="store_true", help="no metrics lines")
     dis.set_defaults(func=_cmd_distill)
+
+    tea = sub.add_parser(
+        "teach",
+        help="teach a network arena games against an engine, its own policy kept",
+        description="Fine-tune a network on arena games alone (docs/nets.md, 'Teaching a "
+        "network arena games'): the value learns the results and a fresh ownership head the "
+        "owners after the referee's dead stones, while the policy target is the start's own. "
+        "Rerun the same command to resume.",
+    )
+    tea.add_argument("start", help="the network to start from: a checkpoint or a shipped name")
+    tea.add_argument(
+        "--arena",
+        nargs="+",
+        required=True,
+        metavar="FOLDER",
+        help="arena output folders (or results files) whose games ended by passes teach",
+    )
+    tea.add_argument(
+        "--arena-held-out",
+        nargs="+",
+        default=[],
+        metavar="FOLDER",
+        help="arena folders to measure the value loss and the policy's drift on",
+    )
+    _fine_tuning_arguments(tea, steps=3000, lr=3e-4, eval_every=500)
+    tea.set_defaults(func=_cmd_teach)

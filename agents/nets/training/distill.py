@@ -35,29 +35,27 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.nets.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets.checkpoint import load_checkpoint
 from agents.nets.model import OWNERSHIP_PREFIX, NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.arena_games import arena_buffer, read_arena_games
 from agents.nets.training.plots import plot_losses
 from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.replay import ReplayBuffer
+from agents.nets.training.resumable import Progress, measured_row, resume, save_progress
 from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.step import (
     adamw,
-    append_metrics,
     cosine_lr,
     evaluate_loss,
-    generator_state,
     mixed_replay_step,
     restart_metrics,
-    restore_generators,
     seed_everything,
 )
 from agents.nets.training.window import window_buffer
 from go_env.validation import check_int
 
-__all__ = ["DistillConfig", "buffer_losses", "distill"]
+__all__ = ["DistillConfig", "buffer_losses", "distill", "start_from"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -134,7 +132,7 @@ _ADDED_DEFAULTS = {"init": None, "arena": (), "arena_share": 0.25, "arena_held_o
 """Settings added after the first distillations, at the values those ran with."""
 
 
-def _start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
+def start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
     """Load ``path``'s weights into ``net`` (same shape; a missing ownership head starts fresh).
 
     Raises:
@@ -214,34 +212,18 @@ def distill(
             )
     use_threads(config.threads)
     out.mkdir(parents=True, exist_ok=True)
-    rng = seed_everything(config.seed)
+    rng = seed_everything(config.seed)  # before the network: its random weights
     net = PolicyValueNet(net_config)
-    optimizer = adamw(net, config.lr, config.weight_decay)
-    step, seconds = 0, 0.0
-    checkpoint = out / "checkpoint.pt"
-    if checkpoint.exists():
-        saved = load_checkpoint(checkpoint)
-        state = saved.train or {}
-        same = {
-            **_ADDED_DEFAULTS,  # a checkpoint written before these settings existed
-            **state.get("config", {}),
-            "steps": config.steps,
-            "eval_every": config.eval_every,
-        }
-        if same != dataclasses.asdict(config):
-            raise ValueError(
-                f"{checkpoint} belongs to another run ({state.get('config')}); use another "
-                "folder or the same settings (only steps and eval_every may change)"
-            )
-        net.load_state_dict(saved.weights)
-        optimizer = adamw(net, config.lr, config.weight_decay, state["optimizer"])
-        step, seconds = int(state["step"]), float(state["seconds"])
-        rng = restore_generators(state["generators"])
-        log(f"resumed at step {step}")
-    elif config.init is not None:
-        _start_from(net, net_config, config.init)
-        log(f"started from {config.init}")
-    rows = restart_metrics(out / "metrics.jsonl", "step", step)
+    fresh = Progress(adamw(net, config.lr, config.weight_decay), 0, 0.0, rng)
+    progress = resume(out, net, config, fresh, defaults=_ADDED_DEFAULTS)
+    if progress is not None:
+        log(f"resumed at step {progress.step}")
+    else:
+        progress = fresh
+        if config.init is not None:
+            start_from(net, net_config, config.init)
+            log(f"started from {config.init}")
+    rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     train = window_buffer(
         _games(run, range(config.first, config.last + 1)), net_config, selfplay.rules
     )
@@ -266,35 +248,26 @@ def distill(
     draws = [(train, config.batch_size - config.arena_rows)]
     if arena is not None:
         draws.append((arena, config.arena_rows))
-    began, running = time.perf_counter() - seconds, []
-    while step < config.steps:
-        for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(config.lr, step, config.steps)
-        running.append(mixed_replay_step(net, optimizer, draws, rng, config.ownership_weight))
-        step += 1
-        if step % config.eval_every and step != config.steps:
+    began, running = time.perf_counter() - progress.seconds, []
+    while progress.step < config.steps:
+        for group in progress.optimizer.param_groups:
+            group["lr"] = cosine_lr(config.lr, progress.step, config.steps)
+        running.append(
+            mixed_replay_step(net, progress.optimizer, draws, progress.rng, config.ownership_weight)
+        )
+        progress.step += 1
+        if progress.step % config.eval_every and progress.step != config.steps:
             continue
-        row: dict[str, Any] = {"step": step, "lr": cosine_lr(config.lr, step - 1, config.steps)}
-        row.update({f"train_{k}": float(np.mean([r[k] for r in running])) for k in running[0]})
+        row = measured_row(progress, config.steps, config.lr, running)
         if held is not None:
             row.update({f"val_{k}": v for k, v in buffer_losses(net, held).items()})
         if arena_held is not None:
             row["val_arena_value"] = buffer_losses(net, arena_held)["value"]
-        seconds = time.perf_counter() - began
-        row["seconds"], running = round(seconds, 1), []
+        progress.seconds = time.perf_counter() - began
+        row["seconds"], running = round(progress.seconds, 1), []
         rows.append(row)
-        append_metrics(out / "metrics.jsonl", row)
-        log(json.dumps(row))
-        meta = {"trained_by": "gomcts train distill", "run": str(run), "last_metrics": row}
-        train_state = {
-            "config": dataclasses.asdict(config),
-            "optimizer": optimizer.state_dict(),
-            "step": step,
-            "seconds": seconds,
-            "generators": generator_state(rng),
-        }
-        save_checkpoint(checkpoint, net, meta=meta, train=train_state)
-        save_checkpoint(out / "model.pt", net.without_ownership(), meta=meta)
+        meta = {"trained_by": "gomcts train distill", "run": str(run)}
+        save_progress(out, net, config, progress, row, meta, log=log)
     plot_losses(rows, out / "losses.png")
     summary: dict[str, Any] = {
         "run": str(run),

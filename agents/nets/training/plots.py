@@ -73,9 +73,10 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
     """Plot policy and value losses against the step from metric rows.
 
     Rows hold ``step`` and any of ``train_policy``, ``train_value``, ``val_policy``,
-    ``val_value``, ``train_ownership`` (a run with the ownership target: a third panel) and
+    ``val_value``, ``train_ownership`` (a run with the ownership target: a third panel),
     ``val_arena_value`` (held-out arena games, ``gomcts train distill --arena-held-out``: a
-    panel of its own, its scale being another). Returns the path written, or ``None`` without
+    panel of its own, its scale being another) and ``val_policy_kl`` (``gomcts train teach``:
+    the policy's drift from its teacher, a panel too). Returns the path written, or ``None`` without
     matplotlib or rows.
     """
     plt = _pyplot()
@@ -86,6 +87,8 @@ def plot_losses(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Pa
         panels.append(("ownership", "ownership loss"))
     if any(r.get("val_arena_value") is not None for r in rows):
         panels.append(("arena_value", "value loss on held-out arena games"))
+    if any(r.get("val_policy_kl") is not None for r in rows):
+        panels.append(("policy_kl", "policy's KL from the teacher"))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4))
     for ax, (term, label) in zip(axes, panels, strict=True):
         for prefix, style in (("train", "-"), ("val", "--")):

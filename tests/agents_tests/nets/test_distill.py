@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from training_support import killed_then_resumed
 
 from agents.cli import main as gomcts
 from agents.nets.checkpoint import load_checkpoint
-from agents.nets.training import distill as distill_module
 from agents.nets.training.distill import DistillConfig, distill
 from agents.nets.training.selfplay import run_selfplay
 
@@ -39,18 +39,7 @@ def test_a_larger_network_trains_on_the_games_and_a_rerun_resumes_exactly(
     model = load_checkpoint(tmp_path / "whole" / "model.pt")
     assert not model.config.ownership and model.config.blocks == 2  # for play
     halves = tmp_path / "halves"
-    real_save = distill_module.save_checkpoint
-
-    def save_then_stop(path: Path, *args: object, **kwargs: object) -> None:
-        real_save(path, *args, **kwargs)
-        if Path(path).name == "model.pt":  # killed after the first checkpoint, at step 3
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(distill_module, "save_checkpoint", save_then_stop)
-    with pytest.raises(KeyboardInterrupt):
-        distill(run, halves, _config())
-    monkeypatch.setattr(distill_module, "save_checkpoint", real_save)
-    resumed = distill(run, halves, _config())
+    resumed = killed_then_resumed(monkeypatch, lambda: distill(run, halves, _config()))  # at step 3
     assert resumed["last"]["val_policy"] == pytest.approx(whole["last"]["val_policy"])
     for name, weight in model.weights.items():
         assert torch.equal(weight, load_checkpoint(halves / "model.pt").weights[name]), name
@@ -81,21 +70,9 @@ def test_bad_input_is_refused_with_what_is_allowed(
 def test_fine_tuning_starts_from_a_network_and_mixes_in_arena_games(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from game_support import game_outcome
+    from game_support import corner_arena_folders
 
-    from agents.matches.results import ResultsFile
-
-    folders = []
-    for name, games in (("train", 3), ("held", 2)):
-        results = ResultsFile(
-            tmp_path / name / "results.jsonl",
-            {"agent_a": "a", "agent_b": "b", "rules": {"size": 5, "komi": 7.5}},
-        )
-        results.load()
-        for i in range(games):  # White's corner stone dead: a Black win
-            results.append(game_outcome(i, moves=(12, i, 25, 25), dead=(i,), score=17.5))
-        results.close()
-        folders.append(str(tmp_path / name))
+    folders = corner_arena_folders(tmp_path)
     base = distill(run, tmp_path / "base", _config())
     start = tmp_path / "base" / "checkpoint.pt"
     still = distill(run, tmp_path / "still", _config(init=str(start), lr=1e-12))

@@ -1,0 +1,125 @@
+r"""Take recorded arena matches' games out of ``docs/results``, one results file a match.
+
+Every record of a match (a folder whose ``summary.json`` holds a ``match``) keeps its games as
+``results.jsonl.gz``: in the checkout, or, where the checkout's 8 MB made them leave, in git
+at the commit its ``games-in-git.json`` names (``docs/records.md``, "Records kept in git
+only"). This script writes each match's games to ``OUT/<record path, / as __>/results.jsonl.gz``
+whichever way they are kept, for ``gomcts train teach --arena OUT/*`` (``docs/nets.md``,
+"Teaching a network arena games") or any reader of arena results::
+
+    python scripts/recorded_games.py docs/results/strength docs/results/nets/gnugo-taught \
+        --opponent 'gnugo --mode gtp --level 10' --out runs/gnugo-games \
+        --exclude seed2053 held-s7002
+
+``--opponent TEXT`` keeps the matches whose agent B's spec contains ``TEXT``; ``--exclude
+TEXT ...`` leaves out the records whose path contains any ``TEXT``; ``--lost-only`` keeps of
+each match the games agent A lost (a match with none is left out), which ``gomcts train teach
+--arena`` can name more than once to weigh them more. It prints one line a
+match (its games and where they came from) and refuses a record whose games are neither in
+the checkout nor in a commit git has here (a shallow clone: fetch the history first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+NOTE = "games-in-git.json"
+RESULTS = "results.jsonl.gz"
+
+
+def match_records(repo: Path, roots: list[str]) -> list[Path]:
+    """The record folders of matches under ``roots`` (paths relative to ``repo``), sorted."""
+    found = set()
+    for root in roots:
+        base = repo / root
+        if not base.is_dir():
+            raise SystemExit(f"{root}: no such folder under {repo}")
+        for summary in base.rglob("summary.json"):
+            if isinstance(json.loads(summary.read_text(encoding="utf-8")).get("match"), dict):
+                found.add(summary.parent)
+    return sorted(found)
+
+
+def stored_games(repo: Path, record: Path) -> tuple[bytes, str]:
+    """A record's ``results.jsonl.gz`` bytes and where they came from (the checkout or a commit).
+
+    Raises:
+        SystemExit: When the checkout lacks them and no note, or no commit git has, holds them.
+    """
+    results = record / RESULTS
+    if results.is_file():
+        return results.read_bytes(), "checkout"
+    note = next((d / NOTE for d in results.parents if (d / NOTE).is_file()), None)
+    name = results.relative_to(repo).as_posix()
+    if note is None:
+        raise SystemExit(f"{name}: not in the checkout, and no {NOTE} above it says where")
+    commit = json.loads(note.read_text(encoding="utf-8"))["commit"]
+    shown = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True, check=False
+    )
+    if shown.returncode != 0:
+        raise SystemExit(
+            f"{name}: git has no {commit[:12]} holding it here ({shown.stderr.decode().strip()}); "
+            "a shallow clone needs its history: git fetch --unshallow"
+        )
+    return shown.stdout, f"git {commit[:12]}"
+
+
+def opponent(data: bytes) -> str:
+    """Agent B's spec from a results file's header line."""
+    header = json.loads(gzip.decompress(data).split(b"\n", 1)[0])
+    return str(header.get("match", {}).get("agent_b", ""))
+
+
+def lost_only(data: bytes) -> bytes:
+    """A results file's bytes with only its header and the games agent A lost (score_a 0)."""
+    lines = [line for line in gzip.decompress(data).splitlines() if line.strip()]
+    kept = [
+        line
+        for line in lines
+        if json.loads(line).get("kind") != "game" or json.loads(line).get("score_a") == 0
+    ]
+    return gzip.compress(b"\n".join(kept) + b"\n", mtime=0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the matches' games (module docstring); 0 when any was written, 1 when none."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("roots", nargs="+", help="folders of records, relative to --repo")
+    parser.add_argument("--out", required=True, help="folder to write one folder a match into")
+    parser.add_argument("--opponent", default="", help="keep matches whose agent B contains it")
+    parser.add_argument("--exclude", nargs="*", default=[], help="leave out paths containing")
+    parser.add_argument("--repo", default=".", help="the repository (default: here)")
+    parser.add_argument("--lost-only", action="store_true", help="only the games A lost")
+    args = parser.parse_args(argv)
+    repo, out = Path(args.repo).resolve(), Path(args.out)
+    kept = 0
+    for record in match_records(repo, args.roots):
+        path = record.relative_to(repo).as_posix()
+        if any(text in path for text in args.exclude):
+            continue
+        data, source = stored_games(repo, record)
+        if args.opponent not in opponent(data):
+            continue
+        if args.lost_only:
+            data = lost_only(data)
+        lines = gzip.decompress(data).splitlines()
+        games = sum(json.loads(line).get("kind") == "game" for line in lines if line.strip())
+        if not games:  # every game won, with --lost-only
+            continue
+        name = path.removeprefix("docs/results/").replace("/", "__")
+        (out / name).mkdir(parents=True, exist_ok=True)
+        (out / name / RESULTS).write_bytes(data)
+        print(f"{name}: {games} games ({source})")
+        kept += 1
+    print(f"{kept} matches written to {out}")
+    return 0 if kept else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
