@@ -97,24 +97,24 @@ PRIOR_GROUPS = ("lost, before the fall", "lost, other moves", "won")
 
 
 def opponent_priors(
-    evaluator: NetEvaluator, game: GameOutcome, rules: Rules, threshold: float
+    evaluator: NetEvaluator, game: GameOutcome, rules: Rules, lead: Lead
 ) -> dict[str, list[tuple[float, int]]]:
     """``(prior, rank)`` of each of the opponent's moves (passes aside), by :data:`PRIOR_GROUPS`.
 
-    The rank is 1 for the network's most likely move. A drawn game counts as neither.
+    ``lead`` is the game's :func:`summarise` of A's values, which places a lost game's window
+    (from A's last high value to the fall, or the end). The rank is 1 for the network's most
+    likely move. A drawn game counts as neither.
     """
     groups: dict[str, list[tuple[float, int]]] = {name: [] for name in PRIOR_GROUPS}
     if game.score_a not in (0.0, 1.0):
         return groups
     window = range(0)
-    if game.score_a == 0.0:
-        plies, _, values = _evaluated(evaluator, game, rules, a_to_move=True)
-        lead = summarise(values, threshold)
-        if lead.last_high is not None:
-            end = len(game.moves)
-            if lead.fall is not None:
-                end = plies[lead.last_high + lead.fall]
-            window = range(plies[lead.last_high], end)
+    if game.score_a == 0.0 and lead.last_high is not None:
+        first = 0 if game.a_black else 1  # A's moves are plies first, first + 2, ...
+        end = len(game.moves)
+        if lead.fall is not None:
+            end = first + 2 * (lead.last_high + lead.fall)
+        window = range(first + 2 * lead.last_high, end)
     plies, priors, _ = _evaluated(evaluator, game, rules, a_to_move=False)
     for ply, prior in zip(plies, priors, strict=True):
         move = game.moves[ply]
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"last value {lead.last_value:+.2f}"
                 )
             if args.priors:
-                for name, rows in opponent_priors(evaluator, game, rules, t).items():
+                for name, rows in opponent_priors(evaluator, game, rules, lead).items():
                     priors[name].extend(rows)
     for score, name in ((0.0, "lost"), (1.0, "won")):
         games_, hit = reached[score]

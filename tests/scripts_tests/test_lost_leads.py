@@ -63,14 +63,16 @@ def test_the_opponents_moves_before_the_fall_are_told_apart(leads) -> None:
     # fall two A moves later, at ply 4: White's moves at plies 1 and 3 are before the fall,
     # the one at ply 5 after it, and the pass at ply 7 is no move
     lost = game_outcome(0, moves=(40, 0, 41, 5, 42, 6, 81, 81), score_a=0.0, result="W+7")
-    groups = leads.opponent_priors(_Stub([0.9, 0.5, -0.9], [0.0] * 4), lost, Rules(size=9), 0.8)
+    lead = leads.summarise(np.array([0.9, 0.5, -0.9]), 0.8)
+    groups = leads.opponent_priors(_Stub([0.0] * 4), lost, Rules(size=9), lead)
     assert groups == {
         "lost, before the fall": [(0.5, 1), (0.5 / 81, 2)],
         "lost, other moves": [(0.5 / 81, 2)],
         "won": [],
     }
     won = game_outcome(1, moves=(40, 41, 81), score_a=1.0)  # A White: Black's 40 is the one
-    assert leads.opponent_priors(_Stub([0.0]), won, Rules(size=9), 0.8)["won"] == [(0.5 / 81, 2)]
+    level = leads.summarise(np.array([0.0]), 0.8)
+    assert leads.opponent_priors(_Stub([0.0]), won, Rules(size=9), level)["won"] == [(0.5 / 81, 2)]
 
 
 def test_the_priors_report_reads_several_matches(leads, tmp_path, capsys) -> None:
