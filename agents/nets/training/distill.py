@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.nets.checkpoint import load_checkpoint
+from agents.nets.checkpoint import Checkpoint, load_checkpoint
 from agents.nets.model import OWNERSHIP_PREFIX, NetConfig, PolicyValueNet
 from agents.nets.threads import use_threads
 from agents.nets.training.arena_games import arena_buffer, read_arena_games
@@ -132,13 +132,17 @@ _ADDED_DEFAULTS = {"init": None, "arena": (), "arena_share": 0.25, "arena_held_o
 """Settings added after the first distillations, at the values those ran with."""
 
 
-def start_from(net: PolicyValueNet, config: NetConfig, path: str) -> None:
+def start_from(
+    net: PolicyValueNet, config: NetConfig, path: str, loaded: Checkpoint | None = None
+) -> None:
     """Load ``path``'s weights into ``net`` (same shape; a missing ownership head starts fresh).
+
+    ``loaded`` is ``path``'s checkpoint where the caller has read it already.
 
     Raises:
         ValueError: When the checkpoint is a network of another shape or other inputs.
     """
-    start = load_checkpoint(path)
+    start = load_checkpoint(path) if loaded is None else loaded
     if dataclasses.replace(start.config, ownership=config.ownership) != config:
         raise ValueError(
             f"--init {path} is a {start.config.blocks}-block, {start.config.filters}-filter "

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,16 +107,16 @@ def teacher_policies(teacher: PolicyValueNet, buffer: ReplayBuffer, chunk: int =
 
 
 def held_out_by_result(
-    folders: Sequence[str], config: NetConfig, nets: dict[str, PolicyValueNet]
+    folders: Mapping[str, ArenaGames], config: NetConfig, nets: dict[str, PolicyValueNet]
 ) -> dict[str, dict[str, dict[str, float]]]:
     """Each net's value loss on each folder's games: all, those agent A won, those it lost.
 
+    ``folders`` maps each folder to its games (:func:`read_arena_games`). Returns
     ``{folder: {"all" | "a_won" | "a_lost": {"games", "positions", NAME: loss, ...}}}``; a
     part without a game ended by passes is left out.
     """
     table: dict[str, dict[str, dict[str, float]]] = {}
-    for folder in folders:
-        games = read_arena_games([folder])
+    for folder, games in folders.items():
         parts = {
             "all": games.games,
             "a_won": [game for game in games.games if game[1].score_a == 1],
@@ -160,7 +160,10 @@ def teach(
     path, digest = model_digest(start)
     net_config = dataclasses.replace(begun.config, ownership=config.ownership_weight > 0)
     games = read_arena_games(config.arena)  # before anything is written: a missing folder
-    held_games = read_arena_games(config.arena_held_out) if config.arena_held_out else None
+    held_folders = {folder: read_arena_games([folder]) for folder in config.arena_held_out}
+    held_games = None
+    if held_folders:
+        held_games = ArenaGames([game for part in held_folders.values() for game in part.games])
     use_threads(config.threads)
     out.mkdir(parents=True, exist_ok=True)
     rng = seed_everything(config.seed)
@@ -172,7 +175,7 @@ def teach(
         log(f"resumed at step {progress.step}")
     else:
         progress = fresh
-        start_from(net, net_config, str(path))
+        start_from(net, net_config, str(path), begun)
         log(f"started from {start}")
     rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     teacher = begun.build()
@@ -231,7 +234,7 @@ def teach(
     if held is not None:
         summary["start_on_held_out"] = {"val_arena_value": buffer_losses(teacher, held)["value"]}
         summary["held_out_by_result"] = held_out_by_result(
-            config.arena_held_out, plain, {"start": teacher, "taught": net}
+            held_folders, plain, {"start": teacher, "taught": net}
         )
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     return summary
