@@ -70,21 +70,29 @@ def stored_games(repo: Path, record: Path) -> tuple[bytes, str]:
     return shown.stdout, f"git {commit[:12]}"
 
 
-def opponent(data: bytes) -> str:
+Row = tuple[bytes, dict]
+"""A results file's line and the record it holds."""
+
+
+def rows_of(data: bytes) -> list[Row]:
+    """The non-blank lines of a gzip results file, each with its parsed record."""
+    lines = gzip.decompress(data).splitlines()
+    return [(line, json.loads(line)) for line in lines if line.strip()]
+
+
+def opponent(rows: list[Row]) -> str:
     """Agent B's spec from a results file's header line."""
-    header = json.loads(gzip.decompress(data).split(b"\n", 1)[0])
-    return str(header.get("match", {}).get("agent_b", ""))
+    return str(rows[0][1].get("match", {}).get("agent_b", "")) if rows else ""
 
 
-def lost_only(data: bytes) -> bytes:
-    """A results file's bytes with only its header and the games agent A lost (score_a 0)."""
-    lines = [line for line in gzip.decompress(data).splitlines() if line.strip()]
-    kept = [
-        line
-        for line in lines
-        if json.loads(line).get("kind") != "game" or json.loads(line).get("score_a") == 0
-    ]
-    return gzip.compress(b"\n".join(kept) + b"\n", mtime=0)
+def lost_only(rows: list[Row]) -> list[Row]:
+    """The header and the games agent A lost (score_a 0) of a results file's rows."""
+    return [row for row in rows if row[1].get("kind") != "game" or row[1].get("score_a") == 0]
+
+
+def packed(rows: list[Row]) -> bytes:
+    """Rows as the bytes of a gzip results file."""
+    return gzip.compress(b"\n".join(line for line, _ in rows) + b"\n", mtime=0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,12 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         if any(text in path for text in args.exclude):
             continue
         data, source = stored_games(repo, record)
-        if args.opponent not in opponent(data):
+        rows = rows_of(data)
+        if args.opponent not in opponent(rows):
             continue
         if args.lost_only:
-            data = lost_only(data)
-        lines = gzip.decompress(data).splitlines()
-        games = sum(json.loads(line).get("kind") == "game" for line in lines if line.strip())
+            rows = lost_only(rows)
+            data = packed(rows)
+        games = sum(entry.get("kind") == "game" for _, entry in rows)
         if not games:  # every game won, with --lost-only
             continue
         name = path.removeprefix("docs/results/").replace("/", "__")
