@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -18,7 +19,14 @@ from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from go_env.state import Color, GoState
 
-__all__ = ["EXTEND_ROUND", "AgentSettings", "MCTSAgent", "Resignation", "choose_move", "is_unstable"]
+__all__ = [
+    "EXTEND_ROUND",
+    "AgentSettings",
+    "MCTSAgent",
+    "Resignation",
+    "choose_move",
+    "is_unstable",
+]
 
 
 class AgentSettings(Protocol):
@@ -289,7 +297,7 @@ class MCTSAgent:
             except StopIteration as done:
                 return self._choose(state, done.value)
 
-    def _searches(self) -> Steps[SearchStats]:
+    def _searches(self) -> Generator[SearchRequest, SearchStats, SearchStats]:
         """The searches of one move: its budget, then rounds of extension while unstable.
 
         Yields a :class:`~agents.mcts.requests.SearchRequest` per search (the move's
