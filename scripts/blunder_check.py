@@ -15,8 +15,8 @@ and the opponent's reply). A's move there is the suspect. The position is search
   by how much does it prefer its own choice (the mean values of the two moves at its root)?
 
 A conviction that the deep search shares is a misjudgement more search does not mend (the
-network's and the playouts' reading); one that the deep search drops is a misjudgement more
-search mends. ``--won`` asks the same of the games A won (the first ``--limit`` of each
+network's and the playouts' reading); one that the deep search drops may be one it mends
+(the script does not play the deep search's move out). ``--won`` asks the same of the games A won (the first ``--limit`` of each
 file): the control, for how often the searches differ at such a position anyway.
 ``docs/strength.md`` ("Chance or conviction") reads the heavy setting's matches so.
 """
