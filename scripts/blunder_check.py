@@ -1,24 +1,29 @@
 r"""Were an arena match's losing moves chance or conviction? Replays of the deciding position.
 
-    python scripts/blunder_check.py RESULTS ... --agent SPEC --net NETWORK \
+    python scripts/blunder_check.py RESULTS ... --agent SPEC [--net NETWORK] \
         [--seeds 8] [--deep 8] [--won --limit N]
 
-For each game agent A lost, the network's value (``scripts/lost_leads.py``: 8 symmetries
-averaged, fp32) is read at every position where A is to move, and the **deciding position**
-is the one before the largest fall of that value from one of A's moves to the next (A's move
-and the opponent's reply). A's move there is the suspect. The position is searched again:
+For each game agent A lost, A's value is read at every position where A is to move, and the
+**deciding position** is the one before the largest fall of that value from one of A's moves
+to the next (A's move and the opponent's reply), the opening's moves aside. A's move there
+is the suspect. The value is A's own search's (``--agent``, one seeded search a position on
+a fresh tree, the value of the move it plays): where the search that played the game was
+surprised. With ``--net`` it is that network's instead (``scripts/lost_leads.py``: 8
+symmetries averaged, fp32), which can fall where the search had long seen the loss. The
+deciding position is searched again:
 
-* ``--seeds`` times by A's own spec (``--agent``, a fresh tree each, seeds 0, 1, ...): how
-  often does A play the suspect again? Rarely means the loss was the search's chance;
-  nearly always, its conviction.
+* ``--seeds`` times by A's own spec (a fresh tree each, seeds 0, 1, ...): how often does A
+  play the suspect again? Rarely means the loss was the search's chance; nearly always, its
+  conviction.
 * once with ``--deep`` times the simulations: does a much larger search still play it, and
   by how much does it prefer its own choice (the mean values of the two moves at its root)?
 
 A conviction that the deep search shares is a misjudgement more search does not mend (the
 network's and the playouts' reading); one that the deep search drops may be one it mends
-(the script does not play the deep search's move out). ``--won`` asks the same of the games A won (the first ``--limit`` of each
-file): the control, for how often the searches differ at such a position anyway.
-``docs/strength.md`` ("Chance or conviction") reads the heavy setting's matches so.
+(the script does not play the deep search's move out). ``--won`` asks the same of the games
+A won (the first ``--limit`` of each file): the control, for how often the searches differ
+at such a position anyway. ``docs/strength.md`` ("Chance or conviction") reads the heavy
+setting's matches so.
 """
 
 from __future__ import annotations
@@ -72,6 +77,23 @@ def deciding_move(values: np.ndarray, first: int = 0) -> int | None:
     if values.size < first + 2:
         return None
     return first + int(np.argmax(values[first:-1] - values[first + 1 :]))
+
+
+def search_values(game: GameOutcome, rules: Rules, config: Any) -> np.ndarray:
+    """A's own search's value of its move at every position of ``game`` where A is to move.
+
+    One search a position, on a fresh tree, seeded by the ply (``10_000 + ply``, apart from
+    the replays' seeds).
+    """
+    state, values = GoState(rules), []
+    for ply, move in enumerate(game.moves):
+        if (ply % 2 == 0) == game.a_black:
+            agent = replace(config, seed=10_000 + ply, reuse_tree=False).build()
+            chosen = agent.act(state)
+            assert agent.last_stats is not None
+            values.append(agent.last_stats.value_of(chosen))
+        state.play(move)
+    return np.asarray(values, dtype=np.float64)
 
 
 def a_plies(game: GameOutcome) -> list[int]:
@@ -152,7 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, nargs="+", help="results files of arena matches")
     parser.add_argument("--agent", required=True, help="A's mcts spec, as in the match")
-    parser.add_argument("--net", required=True, help="the network whose value finds the fall")
+    parser.add_argument(
+        "--net", default=None, help="a network whose value finds the fall (default: A's search)"
+    )
     parser.add_argument("--seeds", type=int, default=8, help="searches by A's spec (8)")
     parser.add_argument("--deep", type=int, default=8, help="the deep search's factor (8)")
     parser.add_argument("--won", action="store_true", help="the games A won instead (control)")
@@ -171,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         config = agent_config(args.agent)
         if not isinstance(config, MCTSConfig):
             raise ValueError(f"--agent must be an mcts spec, got {args.agent!r}")
-        judge = NetEvaluator(args.net, symmetry="average", cache_size=0)
+        judge = (
+            None if args.net is None else NetEvaluator(args.net, symmetry="average", cache_size=0)
+        )
     except (OSError, ResultsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -184,7 +210,10 @@ def main(argv: list[str] | None = None) -> int:
             if game.score_a == (1.0 if args.won else 0.0)
         ]
         for index, game in wanted[: args.limit]:
-            values = a_values(judge, game, rules)
+            if judge is None:
+                values = search_values(game, rules, config)
+            else:
+                values = a_values(judge, game, rules)
             verdict = check_game(game, rules, values, config, args.seeds, args.deep)
             if verdict is None:
                 continue

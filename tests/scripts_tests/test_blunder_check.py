@@ -46,6 +46,15 @@ def test_a_lost_game_is_replayed_at_its_deciding_position(check) -> None:
     assert math.isnan(verdict.deep_gap) or abs(verdict.deep_gap) <= 2
 
 
+def test_a_search_judges_every_position_a_is_to_move(check) -> None:
+    config = agent_config("mcts:sims=16,batch=4")
+    game = game_outcome(1, moves=(40, 41, 30, 31, 50), score_a=0.0)  # A is White
+    values = check.search_values(game, Rules(size=9), config)
+    assert values.shape == (2,) and np.all(np.abs(values) <= 1)
+    again = check.search_values(game, Rules(size=9), config)
+    assert np.array_equal(values, again)  # seeded by the ply
+
+
 def test_report(check) -> None:
     verdicts = [
         check.Verdict(10, 0.5, 3, 8, 8, 3, 0.0),
@@ -65,7 +74,7 @@ def test_bad_input(check, tmp_path, capsys) -> None:
     results = ResultsFile(path, {"agent_a": "a", "agent_b": "b", "rules": {"size": 9}})
     results.load()
     results.close()
-    assert check.main([str(path), "--agent", "random", "--net", "strong-9x9"]) == 2
+    assert check.main([str(path), "--agent", "random"]) == 2
     assert "must be an mcts spec" in capsys.readouterr().err
     assert check.main([str(tmp_path / "none.jsonl"), "--agent", "mcts", "--net", "x"]) == 2
     with pytest.raises(SystemExit):

@@ -4,31 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from search_support import make_stats
 
-from agents.mcts import MCTSConfig, SearchStats
+from agents.mcts import MCTSConfig
 from agents.mcts.agent import EXTEND_ROUND, is_unstable
 from agents.mcts.multi import answer_alone
 from agents.mcts.requests import LeafRequest, SearchRequest
 from agents.mcts.tree import PROVEN_WIN
 from go_env.rules import Rules
 from go_env.state import GoState
-
-
-def make_stats(visits, values, proven=None):
-    k = len(visits)
-    return SearchStats(
-        moves=np.arange(k),
-        visits=np.asarray(visits),
-        values=np.asarray(values, float),
-        priors=np.full(k, 1 / k),
-        proven=np.zeros(k, np.int8) if proven is None else np.asarray(proven, np.int8),
-        root_value=0.0,
-        root_visits=int(np.sum(visits)) + 1,
-        pv=(),
-        simulations=0,
-        elapsed=0.0,
-        nodes=k + 1,
-    )
 
 
 def test_settled_when_the_most_visited_move_has_the_best_value():
