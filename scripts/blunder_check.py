@@ -1,7 +1,7 @@
 r"""Were an arena match's losing moves chance or conviction? Replays of the deciding position.
 
     python scripts/blunder_check.py RESULTS ... --agent SPEC [--net NETWORK] \
-        [--seeds 8] [--deep 8] [--won --limit N]
+        [--seeds 8] [--deep 8] [--won --limit N] [--book PREFIX]
 
 For each game agent A lost, A's value is read at every position where A is to move, and the
 **deciding position** is the one before the largest fall of that value from one of A's moves
@@ -22,7 +22,11 @@ A conviction that the deep search shares is a misjudgement more search does not 
 network's and the playouts' reading); one that the deep search drops may be one it mends
 (the script does not play the deep search's move out). ``--won`` asks the same of the games
 A won (the first ``--limit`` of each file): the control, for how often the searches differ
-at such a position anyway. ``docs/strength.md`` ("Chance or conviction") reads the heavy
+at such a position anyway. ``--book PREFIX`` writes, for every deciding position where the
+deep search plays another move, the game to it and the suspect (``PREFIX-suspect.txt``) or
+the deep search's move (``PREFIX-deep.txt``), one GTP line each (``gomcts arena --book``: pair
+``p`` plays line ``p``, A as Black first; A's colour in the game is Black when the line's
+length is odd). ``docs/strength.md`` ("Chance or conviction") reads the heavy
 setting's matches so.
 """
 
@@ -37,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from agents.matches.results import GameOutcome, ResultsError, read_results
+from go_env.coords import to_gtp
 from go_env.rules import Rules
 from go_env.state import GoState
 
@@ -181,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deep", type=int, default=8, help="the deep search's factor (8)")
     parser.add_argument("--won", action="store_true", help="the games A won instead (control)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many games a file")
+    parser.add_argument("--book", default=None, help="write the two books under this prefix")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.deep < 1:
         parser.error(f"--seeds and --deep must be >= 1, got {args.seeds} and {args.deep}")
@@ -201,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ResultsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    verdicts = []
+    verdicts, books = [], {"suspect": [], "deep": []}
     for path, (match, games) in zip(args.results, matches, strict=True):
         rules = Rules(**match["rules"])
         wanted = [
@@ -218,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
             if verdict is None:
                 continue
             verdicts.append(verdict)
+            if verdict.deep_move != verdict.played:
+                line = [to_gtp(move, rules.size) for move in game.moves[: verdict.ply]]
+                for name, move in (("suspect", verdict.played), ("deep", verdict.deep_move)):
+                    books[name].append(" ".join([*line, to_gtp(move, rules.size)]) + "\n")
             where = f"{path} " if len(args.results) > 1 else ""
             print(
                 f"{where}{'won' if args.won else 'lost'} game {index:3d} ply {verdict.ply:3d}: "
@@ -229,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     for line in report(verdicts):
         print(line)
+    if args.book is not None:
+        for name, lines in books.items():
+            Path(f"{args.book}-{name}.txt").write_text("".join(lines), encoding="utf-8")
     return 0
 
 

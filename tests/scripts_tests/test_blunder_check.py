@@ -69,6 +69,25 @@ def test_report(check) -> None:
     assert check.report([]) == ["no lost game with a fall to replay"]
 
 
+def test_books_of_the_suspects_and_the_deep_moves(check, tmp_path, monkeypatch, capsys) -> None:
+    path = tmp_path / "results.jsonl"
+    results = ResultsFile(path, {"agent_a": "a", "agent_b": "b", "rules": {"size": 9}})
+    results.load()
+    results.append(game_outcome(1, moves=(40, 41, 30, 31, 50, 51), score_a=0.0, result="B+3"))
+    results.append(game_outcome(2, moves=(40, 41, 30, 31), score_a=1.0))
+    results.close()
+    monkeypatch.setattr(check, "search_values", lambda *_: np.array([0.5, -0.5, -0.6]))
+    monkeypatch.setattr(check, "replay", lambda *_: (2, 12, 0.25))  # deep plays D8
+    prefix = tmp_path / "book"
+    assert check.main([str(path), "--agent", "mcts", "--book", str(prefix)]) == 0
+    assert (
+        "lost game   1 ply   1: fall 1.00, played again 2/8, deep another"
+        in capsys.readouterr().out
+    )
+    assert (tmp_path / "book-suspect.txt").read_text() == "E5 F5\n"
+    assert (tmp_path / "book-deep.txt").read_text() == "E5 D8\n"
+
+
 def test_bad_input(check, tmp_path, capsys) -> None:
     path = tmp_path / "results.jsonl"
     results = ResultsFile(path, {"agent_a": "a", "agent_b": "b", "rules": {"size": 9}})
