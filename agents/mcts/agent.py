@@ -11,7 +11,6 @@ import numpy as np
 from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
 from agents.mcts.evaluators import Evaluator
-from agents.mcts.multi import answer_alone
 from agents.mcts.params import SearchParams
 from agents.mcts.requests import LeafRequest, SearchRequest, Steps
 from agents.mcts.search import Search
@@ -246,7 +245,13 @@ class MCTSAgent:
                 threshold.
         """
         self._root_at(state)
-        return self._choose(state, answer_alone(self._searches()))
+        searches = self._searches()
+        request = next(searches)
+        while True:
+            try:
+                request = searches.send(request.run_alone())
+            except StopIteration as done:
+                return self._choose(state, done.value)
 
     def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
         """:meth:`act` as a coroutine that yields its search.
