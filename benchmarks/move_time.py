@@ -3,7 +3,9 @@
 The positions are those after 10, 20, ... random legal moves (no passes) from the empty
 board, drawn with ``--seed``; each agent makes one warm-up move (compilation, quantisation)
 and then one move in each position. Wall and CPU seconds a move are printed per agent, and
-the ratio of each agent's CPU time to the first agent's::
+the ratio of each agent's CPU time to the first agent's; for an agent that reports its
+search's statistics (``last_stats``, the ``mcts`` agent), also the simulations a move, which
+``mcts:extend`` makes vary::
 
     python benchmarks/move_time.py \\
         "mcts:sims=3200,policy=puct,c=0.5,evaluator=net,choice=visits,batch=1,seed=1" \\
@@ -51,14 +53,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for spec in args.agents:
         agent = make_agent(spec)
         agent.act(states[0].clone())  # warm-up
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu, sims = time.perf_counter(), time.process_time(), []
         for state in states:
             agent.act(state.clone())
+            stats = getattr(agent, "last_stats", None)
+            if stats is not None:
+                sims.append(stats.simulations)
         wall = (time.perf_counter() - wall) / len(states)
         cpu = (time.process_time() - cpu) / len(states)
         reference = cpu if reference is None else reference
         ratio = f"x{cpu / reference:.2f}" if reference > 0 else "x-"
-        print(f"{wall:.2f} s a move (CPU {cpu:.2f} s, {ratio}): {spec}", flush=True)
+        searched = f", {np.mean(sims):,.0f} simulations" if sims else ""
+        print(f"{wall:.2f} s a move (CPU {cpu:.2f} s, {ratio}{searched}): {spec}", flush=True)
     return 0
 
 

@@ -147,4 +147,6 @@ def test_move_time_times_each_agent_on_the_same_positions() -> None:
     lines = out.strip().splitlines()
     assert len(lines) == 2
     assert re.match(r"^[\d.]+ s a move \(CPU [\d.]+ s, x(1\.00|-)\): random$", lines[0])
-    assert re.match(r"^[\d.]+ s a move \(CPU [\d.]+ s, x([\d.]+|-)\): mcts:sims=8$", lines[1])
+    assert re.match(
+        r"^[\d.]+ s a move \(CPU [\d.]+ s, x([\d.]+|-), 8 simulations\): mcts:sims=8$", lines[1]
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -16,7 +18,14 @@ from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from go_env.state import Color, GoState
 
-__all__ = ["AgentSettings", "MCTSAgent", "Resignation", "choose_move"]
+__all__ = [
+    "EXTEND_ROUND",
+    "AgentSettings",
+    "MCTSAgent",
+    "Resignation",
+    "choose_move",
+    "is_unstable",
+]
 
 
 class AgentSettings(Protocol):
@@ -50,6 +59,8 @@ class AgentSettings(Protocol):
     def resign(self) -> float | None: ...  # noqa: D102
     @property
     def resign_after(self) -> int: ...  # noqa: D102
+    @property
+    def extend(self) -> float: ...  # noqa: D102
 
     def search_params(self) -> SearchParams: ...  # noqa: D102
 
@@ -57,6 +68,29 @@ class AgentSettings(Protocol):
 VALUE_MIN_SHARE = 0.1
 """Under ``choice="value"``, children with fewer than this share of the top visit count are
 not considered (a lucky child with a handful of visits is not a reliable best move)."""
+
+
+EXTEND_ROUND = 0.5
+"""One round of a move's extension (``MCTSConfig.extend``), as a share of the move's budget."""
+
+
+def is_unstable(stats: SearchStats) -> bool:
+    """Whether the most-visited move is not the best-valued one: the search has not settled.
+
+    Huang, Coulom and Lin, *Time management for Monte-Carlo tree search applied to the game
+    of Go* (TAAI 2010), "UNST": when the move with the most simulations is not the one with
+    the highest win rate, search on. The rivals compared are the children with at least
+    :data:`VALUE_MIN_SHARE` of the top visit count (the candidates of ``choice="value"``),
+    so that a child seen a few times with a lucky mean does not count; the most-visited child
+    is the one ``choice="visits"`` plays (ties by value). A root with a proven win (MCTS-Solver)
+    is settled.
+    """
+    visits, values = stats.visits, stats.values
+    if visits.size == 0 or int(visits.max()) == 0 or bool((stats.proven == PROVEN_WIN).any()):
+        return False
+    top = int(np.argmax(visits + 0.25 * (values + 1.0)))
+    rivals = visits >= max(VALUE_MIN_SHARE * int(visits.max()), 1)
+    return bool((values[rivals] > values[top]).any())
 
 
 class Resignation(BaseResignation):
@@ -211,19 +245,20 @@ class MCTSAgent:
                 threshold.
         """
         self._root_at(state)
-        config = self.config
-        if config.time is not None:
-            stats = self.search.run(seconds=config.time)
-        else:
-            stats = self.search.run(sims=config.sims)
-        return self._choose(state, stats)
+        searches = self._searches()
+        request = next(searches)
+        while True:
+            try:
+                request = searches.send(request.run_alone())
+            except StopIteration as done:
+                return self._choose(state, done.value)
 
     def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
         """:meth:`act` as a coroutine that yields its search.
 
-        It yields one :class:`~agents.mcts.requests.SearchRequest` (this agent's search, its
-        root set, and its budget) and is resumed with the search's
-        :class:`~agents.mcts.stats.SearchStats`; it returns the move :meth:`act` would
+        It yields a :class:`~agents.mcts.requests.SearchRequest` (this agent's search, its
+        root set, and its budget; one more for each round of ``extend``) and is resumed with
+        the search's :class:`~agents.mcts.stats.SearchStats`; it returns the move :meth:`act` would
         choose. Alone (:func:`~agents.mcts.multi.answer_alone`) the search runs as in
         :meth:`act`; many games at once (:func:`agents.mcts.multi.round_robin`) run their
         searches in rounds with their leaves evaluated together
@@ -233,12 +268,7 @@ class MCTSAgent:
             AgentError, Resignation: As :meth:`act`.
         """
         self._root_at(state)
-        config = self.config
-        if config.time is not None:
-            request = SearchRequest(self.search, time_limit=config.time)
-        else:
-            request = SearchRequest(self.search, sims=config.sims)
-        stats: SearchStats = yield request
+        stats: SearchStats = yield from self._searches()
         return self._choose(state, stats)
 
     def act_leaf_steps(
@@ -255,21 +285,51 @@ class MCTSAgent:
             AgentError, Resignation: As :meth:`act`.
         """
         self._root_at(state)
+        evaluator = self.search.evaluator
+        searches = self._searches()
+        request = next(searches)
+        while True:
+            steps = self.search.steps(sims=request.sims, seconds=request.time_limit)
+            try:
+                batch = next(steps)
+                while True:
+                    answer = yield LeafRequest(evaluator, batch)
+                    batch = steps.send(answer)
+            except StopIteration as stop:
+                found: SearchStats = stop.value
+            try:
+                request = searches.send(found)
+            except StopIteration as done:
+                return self._choose(state, done.value)
+
+    def _searches(self) -> Generator[SearchRequest, SearchStats, SearchStats]:
+        """The searches of one move: its budget, then rounds of extension while unstable.
+
+        Yields a :class:`~agents.mcts.requests.SearchRequest` per search (the move's
+        ``sims`` or ``time``, then :data:`EXTEND_ROUND` of it a round while
+        :func:`is_unstable` and ``extend`` lasts), each resumed with its statistics, and
+        returns the statistics of the tree after the last, with the simulations and seconds
+        of all of them.
+        """
+        stats: SearchStats = yield self._request(1.0)
+        left = self.config.extend
+        while left > 0 and is_unstable(stats):
+            share = min(EXTEND_ROUND, left)
+            left -= share
+            more: SearchStats = yield self._request(share)
+            stats = replace(
+                more,
+                simulations=stats.simulations + more.simulations,
+                elapsed=stats.elapsed + more.elapsed,
+            )
+        return stats
+
+    def _request(self, share: float) -> SearchRequest:
+        """A search of ``share`` of the move's budget (simulations, or seconds with ``time``)."""
         config = self.config
-        search = self.search
-        evaluator = search.evaluator
         if config.time is not None:
-            steps = search.steps(seconds=config.time)
-        else:
-            steps = search.steps(sims=config.sims)
-        try:
-            batch = next(steps)
-            while True:
-                answer = yield LeafRequest(evaluator, batch)
-                batch = steps.send(answer)
-        except StopIteration as stop:
-            stats = stop.value
-        return self._choose(state, stats)
+            return SearchRequest(self.search, time_limit=config.time * share)
+        return SearchRequest(self.search, sims=max(1, round(config.sims * share)))
 
     def _root_at(self, state: GoState) -> None:
         """Re-root the tree at ``state`` (tree reuse) or start a new one."""

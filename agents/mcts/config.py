@@ -38,7 +38,7 @@ from go_env.validation import check_choice, check_float, check_int
 if TYPE_CHECKING:
     from agents.mcts.evaluators import Evaluator
 
-__all__ = ["DEFAULT_C", "MAX_COUNT", "MAX_SEED", "MCTSConfig"]
+__all__ = ["DEFAULT_C", "MAX_COUNT", "MAX_EXTEND", "MAX_SEED", "MCTSConfig"]
 
 MAX_COUNT = 2**31 - 1
 """Upper bound of the counts of the config (``sims``, ``dead_playouts``, ``expand_visits``,
@@ -48,6 +48,8 @@ validation; 2**31 - 1 simulations per move would already take days."""
 MAX_BATCH = 4096
 """Upper bound of ``batch``: the leaves of a batch (and their network inputs) are allocated up
 front, so an absurd batch fails to allocate instead of running."""
+MAX_EXTEND = 64.0
+"""Upper bound of ``extend``: a move may take at most 65 times its budget."""
 MAX_SEED = 2**63 - 1
 """Seeds are 0..2**63 - 1 (numpy's ``SeedSequence`` refuses negative seeds)."""
 
@@ -75,6 +77,11 @@ class MCTSConfig:
         sims: Simulations per move (the budget ``N`` given to the backup's ``bind``).
         time: Seconds per move; when set, the search runs for this long (at least one
             simulation) instead of ``sims`` simulations, and ``sims`` stays the nominal ``N``.
+        extend: Extra budget for a move whose search ends unstable, as a multiple of its
+            ``sims`` (or ``time``); 0 (off) by default. While the most-visited move is not
+            the best-valued one (:func:`~agents.mcts.agent.is_unstable`) the search goes on
+            in rounds of half the budget, up to ``extend`` times it in all (Huang, Coulom and
+            Lin, 2010, "UNST"). With root noise, each round draws its own.
         policy: Tree policy, ``"uct"`` or ``"puct"`` (see :mod:`agents.mcts.selection`).
         c: Exploration constant; ``None`` takes :data:`DEFAULT_C` of the policy.
         fpu: Value of children without visits: ``"auto"`` (``"infinite"`` under UCT,
@@ -146,6 +153,7 @@ class MCTSConfig:
 
     sims: int = 1000
     time: float | None = None
+    extend: float = 0.0
     policy: Literal["uct", "puct"] = "uct"
     c: float | None = None
     fpu: Literal["auto", "infinite", "parent", "absolute"] = "auto"
@@ -181,6 +189,7 @@ class MCTSConfig:
             raise ValueError(
                 f"time must be a positive number of seconds or None, got {self.time!r}"
             )
+        _check_float("extend", self.extend, 0.0, MAX_EXTEND)
         check_choice("policy", self.policy, ("uct", "puct"))
         if self.c is not None and not (_is_number(self.c) and self.c >= 0):
             raise ValueError(f"c must be a number >= 0 or None, got {self.c!r}")

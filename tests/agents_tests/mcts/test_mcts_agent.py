@@ -6,31 +6,15 @@ import time
 
 import numpy as np
 import pytest
+from search_support import make_stats
 
 from agents.base import Agent, AgentError
 from agents.game import play_game
-from agents.mcts import MCTSAgent, MCTSConfig, Resignation, SearchStats, choose_move
+from agents.mcts import MCTSAgent, MCTSConfig, Resignation, choose_move
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
 from agents.random_agent import RandomAgent, RandomConfig
 from go_env.rules import Rules
 from go_env.state import Color, GoState
-
-
-def make_stats(visits, values, proven=None, priors=None):
-    k = len(visits)
-    return SearchStats(
-        moves=np.arange(10, 10 + k),
-        visits=np.asarray(visits),
-        values=np.asarray(values, float),
-        priors=np.full(k, 1 / k) if priors is None else np.asarray(priors, float),
-        proven=np.zeros(k, np.int8) if proven is None else np.asarray(proven, np.int8),
-        root_value=0.0,
-        root_visits=int(np.sum(visits)) + 1,
-        pv=(),
-        simulations=0,
-        elapsed=0.0,
-        nodes=k + 1,
-    )
 
 
 def test_choice_by_visits_breaks_ties_by_value():
