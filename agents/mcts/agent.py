@@ -12,7 +12,7 @@ from agents.base import AgentError
 from agents.base import Resignation as BaseResignation
 from agents.mcts.evaluators import Evaluator
 from agents.mcts.params import SearchParams
-from agents.mcts.requests import LeafRequest, SearchRequest, Steps
+from agents.mcts.requests import LeafRequest, SearchRequest, Steps, answer_alone
 from agents.mcts.search import Search
 from agents.mcts.stats import SearchStats
 from agents.mcts.tree import PROVEN_LOSS, PROVEN_WIN
@@ -245,13 +245,7 @@ class MCTSAgent:
                 threshold.
         """
         self._root_at(state)
-        searches = self._searches()
-        request = next(searches)
-        while True:
-            try:
-                request = searches.send(request.run_alone())
-            except StopIteration as done:
-                return self._choose(state, done.value)
+        return self._choose(state, answer_alone(self._searches()))
 
     def act_steps(self, state: GoState, observation: dict[str, Any] | None = None) -> Steps[int]:
         """:meth:`act` as a coroutine that yields its search.
@@ -259,7 +253,7 @@ class MCTSAgent:
         It yields a :class:`~agents.mcts.requests.SearchRequest` (this agent's search, its
         root set, and its budget; one more for each round of ``extend``) and is resumed with
         the search's :class:`~agents.mcts.stats.SearchStats`; it returns the move :meth:`act` would
-        choose. Alone (:func:`~agents.mcts.multi.answer_alone`) the search runs as in
+        choose. Alone (:func:`~agents.mcts.requests.answer_alone`) the search runs as in
         :meth:`act`; many games at once (:func:`agents.mcts.multi.round_robin`) run their
         searches in rounds with their leaves evaluated together
         (:class:`agents.mcts.search_set.SearchSet`).

@@ -37,7 +37,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from agents.mcts.evaluators import LeafBatch
-from agents.mcts.requests import LeafRequest, Request, SearchRequest, Steps
+from agents.mcts.requests import LeafRequest, Request, SearchRequest, Steps, answer_alone
 from agents.mcts.search_set import SearchSet
 from go_env.validation import check_int
 
@@ -197,27 +197,6 @@ def rows(pending: PendingEvaluation) -> int:
 def finish_alone(evaluator: Any, pending: PendingEvaluation) -> Evaluation:
     """``pending.finish(evaluator.shared(*pending.inputs))``: a split evaluation, alone."""
     return pending.finish(evaluator.shared(*pending.inputs) if rows(pending) else ())
-
-
-def answer_alone(steps: Steps[T]) -> T:
-    """Run one coroutine to its end, each request answered alone.
-
-    A :class:`LeafRequest` by its own evaluator, a :class:`SearchRequest` by its search's
-    :meth:`~agents.mcts.search.Search.run`; each request's ``seconds`` is the time its
-    answer took.
-    """
-    try:
-        request = next(steps)
-        while True:
-            start = time.perf_counter()
-            if isinstance(request, SearchRequest):
-                answer: Any = request.run_alone()
-            else:
-                answer = request.evaluator.evaluate(request.batch)
-            request.seconds = time.perf_counter() - start
-            request = steps.send(answer)
-    except StopIteration as stop:
-        return stop.value
 
 
 def round_robin(

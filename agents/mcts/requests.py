@@ -8,10 +8,15 @@
   the driver resumes the coroutine with its :class:`~agents.mcts.stats.SearchStats`. Alone it
   is :meth:`Search.run <agents.mcts.search.Search.run>`; many at once run in rounds with their
   leaves evaluated together (:class:`agents.mcts.search_set.SearchSet`).
+
+:func:`answer_alone` drives one such coroutine with every request answered alone (the
+``mcts`` agent's own :meth:`~agents.mcts.agent.MCTSAgent.act`); it lives here, not in
+:mod:`agents.mcts.multi`, so that the agent needs nothing of the shared machinery.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -20,7 +25,7 @@ if TYPE_CHECKING:
     from agents.mcts.search import Search
     from agents.mcts.stats import SearchStats
 
-__all__ = ["LeafRequest", "Request", "SearchRequest", "Steps"]
+__all__ = ["LeafRequest", "Request", "SearchRequest", "Steps", "answer_alone"]
 
 T = TypeVar("T")
 
@@ -83,3 +88,24 @@ Steps = Generator[Request, Any, T]
 """A coroutine that yields requests: resumed with ``(priors, values)`` for a
 :class:`LeafRequest`, with :class:`~agents.mcts.stats.SearchStats` for a
 :class:`SearchRequest`."""
+
+
+def answer_alone(steps: Steps[T]) -> T:
+    """Run one coroutine to its end, each request answered alone.
+
+    A :class:`LeafRequest` by its own evaluator, a :class:`SearchRequest` by its search's
+    :meth:`~agents.mcts.search.Search.run`; each request's ``seconds`` is the time its
+    answer took.
+    """
+    try:
+        request = next(steps)
+        while True:
+            start = time.perf_counter()
+            if isinstance(request, SearchRequest):
+                answer: Any = request.run_alone()
+            else:
+                answer = request.evaluator.evaluate(request.batch)
+            request.seconds = time.perf_counter() - start
+            request = steps.send(answer)
+    except StopIteration as stop:
+        return stop.value
