@@ -46,7 +46,7 @@ from go_env.rules import Rules
 from go_env.state import GoState
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lost_leads import a_values
+from lost_leads import a_values, positions_to_move
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,12 @@ def search_values(game: GameOutcome, rules: Rules, config: Any) -> np.ndarray:
     One search a position, on a fresh tree, seeded by the ply (``10_000 + ply``, apart from
     the replays' seeds).
     """
-    state, values = GoState(rules), []
-    for ply, move in enumerate(game.moves):
-        if (ply % 2 == 0) == game.a_black:
-            agent = replace(config, seed=10_000 + ply, reuse_tree=False).build()
-            chosen = agent.act(state)
-            assert agent.last_stats is not None
-            values.append(agent.last_stats.value_of(chosen))
-        state.play(move)
+    values = []
+    for ply, state in zip(*positions_to_move(game, rules), strict=True):
+        agent = replace(config, seed=10_000 + ply, reuse_tree=False).build()
+        chosen = agent.act(state)
+        assert agent.last_stats is not None
+        values.append(agent.last_stats.value_of(chosen))
     return np.asarray(values, dtype=np.float64)
 
 

@@ -79,16 +79,24 @@ def a_values(evaluator: NetEvaluator, game: GameOutcome, rules: Rules) -> np.nda
     return _evaluated(evaluator, game, rules, a_to_move=True)[2]
 
 
-def _evaluated(
-    evaluator: NetEvaluator, game: GameOutcome, rules: Rules, *, a_to_move: bool
-) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """The plies where A (or its opponent) is to move, and the network's priors and values."""
+def positions_to_move(
+    game: GameOutcome, rules: Rules, *, a_to_move: bool = True
+) -> tuple[list[int], list[GoState]]:
+    """The plies of ``game`` where A (or its opponent) is to move, and those positions."""
     state, plies, positions = GoState(rules), [], []
     for number, move in enumerate(game.moves):
         if ((number % 2 == 0) == game.a_black) == a_to_move:
             plies.append(number)
             positions.append(state.clone())
         state.play(move)
+    return plies, positions
+
+
+def _evaluated(
+    evaluator: NetEvaluator, game: GameOutcome, rules: Rules, *, a_to_move: bool
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The plies where A (or its opponent) is to move, and the network's priors and values."""
+    plies, positions = positions_to_move(game, rules, a_to_move=a_to_move)
     priors, values = evaluator.evaluate_states(positions)
     return plies, np.asarray(priors), np.asarray(values, dtype=np.float64)
 
