@@ -49,6 +49,8 @@ def temper(priors: np.ndarray, policy_temp: float) -> np.ndarray:
     """
     if policy_temp == 1.0:
         return priors
-    tempered = np.power(priors, 1.0 / policy_temp)
+    top = priors.max(axis=1, keepdims=True)  # scaled to 1 first, so that no row underflows
+    scaled = np.divide(priors, top, out=np.zeros_like(priors), where=top > 0)
+    tempered = np.power(scaled, 1.0 / policy_temp)
     total = tempered.sum(axis=1, keepdims=True)
     return np.divide(tempered, total, out=np.zeros_like(tempered), where=total > 0)

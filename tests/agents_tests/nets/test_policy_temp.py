@@ -54,6 +54,13 @@ def test_temper_flattens_above_one_and_sharpens_below():
     assert near_uniform.max() - near_uniform.min() < 0.15
 
 
+def test_sharp_temperatures_do_not_underflow():
+    p = np.array([[1e-40, 2e-40, 0.0], [0.5, 0.5, 0.0]])  # (1e-40) ** 10 is below any float
+    sharp = temper(p, 0.1)
+    np.testing.assert_allclose(sharp.sum(axis=1), 1.0)
+    assert sharp[0, 1] > 0.99 and sharp[0, 2] == 0.0
+
+
 def test_the_evaluator_tempers_its_priors_and_leaves_the_values(net):
     states = [opening(), opening((0, 24)), GoState(Rules(size=5, komi=0.5))]
     plain = NetEvaluator(net, symmetry="none").evaluate_states(states)
