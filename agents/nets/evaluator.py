@@ -39,6 +39,7 @@ from agents.nets.checkpoint import load_net
 from agents.nets.devices import DEVICES, check_device
 from agents.nets.features import stack_planes
 from agents.nets.model import PolicyValueNet
+from agents.nets.policy_temp import check_policy_temp, temper
 from agents.nets.position_keys import row_keys
 from agents.nets.precision import PrecisionError, resolve_precision
 from agents.nets.symmetry import SYMMETRIES, inverse_policy, transform_planes
@@ -108,6 +109,10 @@ class NetEvaluator:
         seed: Seed of the symmetry draws (``None``: fresh entropy).
         precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``
             (:mod:`agents.nets.precision`).
+        policy_temp: Temperature ``T`` of the priors, the softmax of ``logits / T`` over the
+            legal moves (:func:`~agents.nets.policy_temp.temper`): 1 (default) is the
+            network's own policy; above 1 the search looks wider, at moves the network thinks
+            unlikely (Leela Chess Zero's policy softmax temperature).
 
     Raises:
         ValueError: For a bad option; :class:`~agents.nets.precision.PrecisionError` (a
@@ -130,7 +135,9 @@ class NetEvaluator:
         cache_size: int = 100_000,
         seed: int | None = None,
         precision: str = "fp32",
+        policy_temp: float = 1.0,
     ) -> None:
+        policy_temp = check_policy_temp(policy_temp)
         if symmetry not in _MODES:
             raise ValueError(f"symmetry must be one of {', '.join(_MODES)}; got {symmetry!r}")
         check_int("cache_size", cache_size, min=0)
@@ -142,6 +149,7 @@ class NetEvaluator:
             self.net = load_net(net, self.device)
         self.config = self.net.config
         self.symmetry: SymmetryMode = symmetry
+        self.policy_temp = float(policy_temp)
         self.cache_size = cache_size
         self._cache: OrderedDict[bytes, tuple[np.ndarray, float]] = OrderedDict()
         self._rng = np.random.default_rng(seed)
@@ -464,6 +472,7 @@ class NetPending:
             if evaluator.symmetry == "average":
                 p = p.reshape(SYMMETRIES, len(todo), -1).mean(axis=0)
                 v = v.reshape(SYMMETRIES, len(todo)).mean(axis=0)
+            p = temper(p, evaluator.policy_temp)
             self.priors[todo], self.values[todo] = p, v
             evaluator.evaluations += len(todo)
             if evaluator.cache_size:

@@ -11,6 +11,9 @@ network alone, as in [LL20]. ``playout=heavy`` plays those rollouts with the hea
 (:mod:`go_env._core.heavy_playout`: the last move's captures and escapes, no self-atari), and
 ``rollouts=4`` averages four of them per leaf.
 
+``policy_temp=T`` searches with the priors at temperature ``T``, the softmax of
+``logits / T`` (:mod:`agents.nets.policy_temp`; 1, the default, is the network's policy).
+
 ``sha256=PREFIX`` pins the network: building the evaluator refuses a checkpoint whose
 SHA-256 (:func:`~agents.nets.checkpoint.model_digest`, of the uncompressed bytes) does not
 start with ``PREFIX`` (12 to 64 hex digits). A recorded match or a pre-registered plan that
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from agents.mcts.evaluators import check_playout, check_rollouts
 from agents.nets.devices import check_device
+from agents.nets.policy_temp import check_policy_temp
 from agents.nets.precision import check_precision
 from agents.nets.threads import check_threads, use_threads
 from agents.spec import config_from_params, parse_spec
@@ -72,6 +76,9 @@ class NetEvaluatorConfig:
             ``"lowlib"`` (patterns, and replies to two-liberty chains;
             :class:`~agents.mcts.evaluators.RolloutEvaluator`).
         rollouts: Rollouts per leaf when ``lam > 0``, their values averaged (default 1).
+        policy_temp: Temperature of the priors, in ``[0.1, 10]``: the softmax of
+            ``logits / policy_temp`` over the legal moves (1, the default: the network's own;
+            above 1 the search looks wider; :mod:`agents.nets.policy_temp`).
     """
 
     __spec_positional__: ClassVar[str] = "model"
@@ -86,6 +93,7 @@ class NetEvaluatorConfig:
     sha256: str = ""
     playout: Literal["light", "heavy", "nakade", "patterns", "lowlib"] = "light"
     rollouts: int = 1
+    policy_temp: float = 1.0
 
     def __post_init__(self) -> None:
         if self.symmetry not in ("none", "random", "average"):
@@ -99,6 +107,7 @@ class NetEvaluatorConfig:
         check_precision(self.precision)
         check_playout(self.playout)
         check_rollouts(self.rollouts)
+        check_policy_temp(self.policy_temp)
         for name, value, default, what in (
             ("playout", self.playout, "light", "the policy of the rollouts"),
             ("rollouts", self.rollouts, 1, "the rollouts per leaf"),
@@ -163,6 +172,7 @@ class NetEvaluatorConfig:
             cache_size=self.cache,
             precision=self.precision,
             seed=int(seeds[0]),
+            policy_temp=self.policy_temp,
         )
         if self.lam == 0.0:
             return net

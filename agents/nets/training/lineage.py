@@ -202,6 +202,22 @@ def _digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+def _line_value(field: str, value: Any) -> Any:
+    """A manifest's ``field`` as the line compares it: a network's fields with their defaults.
+
+    A run written before a network field existed (``ownership``, say) has no key for it, and
+    is the same network as one that records the field's default.
+    """
+    if field != "net" or not isinstance(value, dict):
+        return value
+    from agents.nets.model import NetConfig
+
+    try:
+        return NetConfig(**value).to_dict()
+    except (TypeError, ValueError):
+        return value
+
+
 def attach_earlier(
     run: str | PathLike[str],
     earlier: str | PathLike[str],
@@ -242,7 +258,7 @@ def attach_earlier(
             "new run with --init NETWORK (the earlier run's network) to continue one"
         )
     for field in ("net", "komi"):
-        if config.get(field) != before.get(field):
+        if _line_value(field, config.get(field)) != _line_value(field, before.get(field)):
             raise ValueError(
                 f"{run} has {field} {config.get(field)!r} and {earlier} has "
                 f"{before.get(field)!r}: a line keeps its network shape, inputs and rules"

@@ -182,6 +182,17 @@ def test_a_line_that_cannot_be_is_refused(case: str, message: str, tmp_path: Pat
         attach_earlier(second, second if case == "itself" else first, generation)
 
 
+def test_a_network_field_newer_than_the_earlier_run_is_its_default(tmp_path: Path):
+    first = _run(tmp_path / "first", generations=2, best=1)  # written before "ownership"
+    second = _run(tmp_path / "second", generations=1, best=0, init="first.pt",
+                  net={**NET, "ownership": False})  # fmt: skip
+    assert attach_earlier(second, first, 1)["generation"] == 1
+    third = _run(tmp_path / "third", generations=1, best=0, init="first.pt",
+                 net={**NET, "ownership": True})  # fmt: skip
+    with pytest.raises(ValueError, match="a line keeps its network shape"):
+        attach_earlier(third, first, 1)
+
+
 def test_the_command_attaches_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture):
     first = _run(tmp_path / "first", generations=2, best=1)
     second = _run(tmp_path / "second", generations=1, best=0, init="first.pt")
