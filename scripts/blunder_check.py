@@ -105,18 +105,24 @@ def a_plies(game: GameOutcome) -> list[int]:
     return list(range(first, len(game.moves), 2))
 
 
+def seeded_moves(state: GoState, config: Any, seeds: int) -> list[int]:
+    """The moves of ``seeds`` searches of ``config`` at ``state``, seeded 0, 1, ...
+
+    Every search is a fresh agent (its own tree, its own evaluator and cache), so that no
+    search reuses another's network evaluations.
+    """
+    agents = (replace(config, seed=seed, reuse_tree=False).build() for seed in range(seeds))
+    return [agent.act(state) for agent in agents]
+
+
 def replay(
     state: GoState, played: int, config: Any, seeds: int, deep: int
 ) -> tuple[int, int, float]:
     """``(again, deep_move, deep_gap)`` of :class:`Verdict` for A's ``config`` at ``state``.
 
-    Every search is a fresh agent (its own tree, its own evaluator and cache, seeded), so that
-    no search reuses another's network evaluations.
+    The seeded searches are :func:`seeded_moves`; the deep one is a fresh agent too.
     """
-    again = 0
-    for seed in range(seeds):
-        agent = replace(config, seed=seed, reuse_tree=False).build()
-        again += agent.act(state) == played
+    again = seeded_moves(state, config, seeds).count(played)
     agent = replace(config, seed=seeds, reuse_tree=False, sims=config.sims * deep).build()
     move = agent.act(state)
     stats = agent.last_stats

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
-from typing import Any
+from pathlib import Path
 
 from go_env.rules import Rules
 from go_env.state import GoState
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from blunder_check import seeded_moves
 
 
 def read_marks(
@@ -51,12 +53,6 @@ def read_marks(
                 )
             marked[index][name] = line[-1]
     return positions, marked
-
-
-def choices(state: GoState, config: Any, seeds: int) -> list[int]:
-    """The moves of ``seeds`` fresh seeded searches of ``config`` at ``state``."""
-    agents = (replace(config, seed=seed, reuse_tree=False).build() for seed in range(seeds))
-    return [agent.act(state) for agent in agents]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,14 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    states = []
+    for line in positions:
+        state = GoState(rules)
+        for move in line:
+            state.play(move)
+        states.append(state)
     for spec, config in zip(args.agent, configs, strict=True):
         played = dict.fromkeys(marks, 0)
         mostly = dict.fromkeys(marks, 0)
-        for index, line in enumerate(positions):
-            state = GoState(rules)
-            for move in line:
-                state.play(move)
-            moves = choices(state, config, args.seeds)
+        for index, state in enumerate(states):
+            moves = seeded_moves(state, config, args.seeds)
             counts = {name: moves.count(marked[index][name]) for name in marks}
             for name, count in counts.items():
                 played[name] += count

@@ -46,6 +46,16 @@ def test_a_lost_game_is_replayed_at_its_deciding_position(check) -> None:
     assert math.isnan(verdict.deep_gap) or abs(verdict.deep_gap) <= 2
 
 
+def test_seeded_moves_are_fresh_seeded_searches(check) -> None:
+    from go_env.state import GoState
+
+    config = agent_config("mcts:sims=16,batch=4")
+    state = GoState(Rules(size=9))
+    moves = check.seeded_moves(state, config, 3)
+    assert len(moves) == 3 and all(state.is_legal(move) for move in moves)
+    assert check.seeded_moves(state, config, 3) == moves
+
+
 def test_a_search_judges_every_position_a_is_to_move(check) -> None:
     config = agent_config("mcts:sims=16,batch=4")
     game = game_outcome(1, moves=(40, 41, 30, 31, 50), score_a=0.0)  # A is White

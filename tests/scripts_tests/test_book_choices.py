@@ -28,18 +28,6 @@ def test_books_that_disagree_are_refused(choices) -> None:
         choices.read_marks({"a": [(40,), (40, 41, 30)], "b": [(50,), (40, 42, 31)]})
 
 
-def test_a_seeded_agent_chooses_the_same_moves(choices) -> None:
-    from agents.registry import agent_config
-    from go_env.rules import Rules
-    from go_env.state import GoState
-
-    config = agent_config("mcts:sims=16,batch=4")
-    state = GoState(Rules(size=9))
-    moves = choices.choices(state, config, 3)
-    assert len(moves) == 3 and all(state.is_legal(move) for move in moves)
-    assert choices.choices(state, config, 3) == moves
-
-
 def test_the_command_counts_the_marked_moves(tmp_path) -> None:
     (tmp_path / "a.txt").write_text("E5\nE5 D4 C3\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text("C3\nE5 D4 F6\n", encoding="utf-8")
