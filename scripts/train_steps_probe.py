@@ -21,6 +21,14 @@ draws the same minibatches (the same seed, the same window), so ``1000`` against
     python scripts/train_steps_probe.py --run RUN --generation 12 --steps 1000 1000:own1.5 \
         --games 200 --out runs/ownership-probe
 
+``STEPS:ownW:fit`` fits that fresh head alone before the joint steps, as runs do
+(``agents.nets.training.step.fit_fresh_head``); the arm ``0`` is the start itself, untrained,
+so that an arm's match against it is the run's gate question (``docs/nets.md``, "A fresh
+head on a trained tower")::
+
+    python scripts/train_steps_probe.py --run RUN --generation 1 \
+        --steps 0 1000 1000:own1.5 1000:own1.5:fit --held-out 2 --games 100 --out runs/head-probe
+
 Prints each arm's training losses and its score against the first arm with the 95% Wilson
 interval and Elo, and writes ``summary.json``. ``--held-out H`` adds each arm's policy and
 value losses on the recorded positions of generation ``H``'s games (say ``G + 1``: games no
@@ -47,39 +55,56 @@ from agents.nets.training.distill import buffer_losses
 from agents.nets.training.gating import load_or_draw_book, play_run_match
 from agents.nets.training.records import GameRecord, generation_games
 from agents.nets.training.selfplay_config import SelfPlayConfig
-from agents.nets.training.step import adamw, replay_step, seed_everything
+from agents.nets.training.step import adamw, fit_fresh_head, replay_step, seed_everything
 from agents.nets.training.window import window_buffer
 
 
 @dataclasses.dataclass(frozen=True)
 class Arm:
-    """One network of the probe: ``steps`` training steps, ``ownership`` the target's weight."""
+    """One network of the probe.
+
+    ``steps`` training steps, ``ownership`` the target's weight, ``fit`` whether the fresh
+    ownership head is fitted alone first.
+    """
 
     steps: int
     ownership: float = 0.0
+    fit: bool = False
 
     @classmethod
     def parse(cls, text: str) -> Arm:
-        """``STEPS`` or ``STEPS:ownW``.
+        """``0``, ``STEPS``, ``STEPS:ownW`` or ``STEPS:ownW:fit``.
 
         Raises:
-            ValueError: For any other text, or steps below 1, or a weight not above 0.
+            ValueError: For any other text, or steps below 0, a weight not above 0, or
+                ownership on the untrained arm ``0``.
         """
         steps, _, option = text.partition(":")
+        option, _, fit = option.partition(":")
+        expected = "expected 0, STEPS, STEPS:ownW or STEPS:ownW:fit, e.g. 1000:own1.5:fit"
         try:
-            arm = cls(int(steps), float(option.removeprefix("own")) if option else 0.0)
+            arm = cls(
+                int(steps), float(option.removeprefix("own")) if option else 0.0, fit == "fit"
+            )
         except ValueError:
+            raise ValueError(f"arm {text!r}: {expected}") from None
+        if (
+            arm.steps < 0
+            or (option and not (option.startswith("own") and arm.ownership > 0))
+            or fit not in ("", "fit")
+            or (arm.fit and not arm.ownership)
+            or (arm.steps == 0 and arm.ownership)
+        ):
             raise ValueError(
-                f"arm {text!r}: expected STEPS or STEPS:ownW, e.g. 1000:own1.5"
-            ) from None
-        if arm.steps < 1 or (option and not (option.startswith("own") and arm.ownership > 0)):
-            raise ValueError(f"arm {text!r}: steps must be >= 1 and W > 0 in STEPS:ownW")
+                f"arm {text!r}: {expected}; steps >= 0, W > 0, and no ownership on arm 0"
+            )
         return arm
 
     @property
     def name(self) -> str:
-        """``steps-1000`` or ``steps-1000-own1.5`` (file names, agent names)."""
-        return f"steps-{self.steps}" + (f"-own{self.ownership:g}" if self.ownership else "")
+        """The file and agent name: ``steps-1000``, ``steps-1000-own1.5``, ``...-own1.5-fit``."""
+        own = f"-own{self.ownership:g}" if self.ownership else ""
+        return f"steps-{self.steps}{own}" + ("-fit" if self.fit else "")
 
 
 def train_arm(
@@ -92,6 +117,7 @@ def train_arm(
     net.load_weights(load_checkpoint(start).weights)  # a fresh ownership head, if any
     optimizer = adamw(net, config.lr, config.weight_decay)
     began = time.monotonic()
+    fitted = fit_fresh_head(net, [(buffer, config.batch_size)], rng) if arm.fit else {}
     losses = []
     for k in range(1, arm.steps + 1):
         # the same draws in every arm
@@ -100,15 +126,17 @@ def train_arm(
             print(f"  {arm.name}: {k}/{arm.steps}", flush=True)
     net.eval()
     tail = losses[-min(len(losses), 500) :]
-    row = {
+    row: dict[str, Any] = {
         "arm": arm.name,
         "steps": arm.steps,
         "ownership_weight": arm.ownership,
         "positions": len(buffer),
-        "train_policy_last500": float(np.mean([x["policy"] for x in tail])),
-        "train_value_last500": float(np.mean([x["value"] for x in tail])),
+        **fitted,
         "train_seconds": round(time.monotonic() - began, 1),
     }
+    if tail:
+        row["train_policy_last500"] = float(np.mean([x["policy"] for x in tail]))
+        row["train_value_last500"] = float(np.mean([x["value"] for x in tail]))
     if arm.ownership:
         row["train_ownership_last500"] = float(np.mean([x["ownership"] for x in tail]))
     save_checkpoint(path, net.without_ownership(), meta={"probe": row, "start": str(start)})
@@ -132,7 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--steps",
         nargs="+",
         required=True,
-        help="the arms: STEPS, or STEPS:ownW for the ownership target at weight W",
+        help="the arms: STEPS, STEPS:ownW for the ownership target at weight W, "
+        "STEPS:ownW:fit to fit its fresh head alone first, 0 for the start itself",
     )
     parser.add_argument("--games", type=int, default=100, help="games of each match")
     parser.add_argument(

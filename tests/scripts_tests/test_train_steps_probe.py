@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import torch
 from script_support import load_script
 
 from agents.nets.training.records import GameFile
@@ -62,6 +63,30 @@ def test_an_ownership_arm_draws_the_same_batches_and_ships_without_its_head(
     assert "held_out" not in owned
 
 
+def test_the_start_is_an_arm_and_a_fresh_head_can_be_fitted_first(
+    tmp_path: Path, selfplay_config
+) -> None:
+    from agents.nets.checkpoint import load_checkpoint
+
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
+    out = tmp_path / "probe"
+    arms = ["0", "3:own1.5", "3:own1.5:fit"]
+    args = ["--run", str(run), "--generation", "1", "--steps", *arms, "--games", "2"]
+    assert _script().main([*args, "--out", str(out), "--workers", "1"]) == 0
+    start, joint, fitted = json.loads((out / "summary.json").read_text())["arms"]
+    assert [a["arm"] for a in (start, joint, fitted)] == [
+        "steps-0",
+        "steps-3-own1.5",
+        "steps-3-own1.5-fit",
+    ]
+    assert "train_policy_last500" not in start and "head_fit_steps" not in joint
+    assert fitted["head_fit_steps"] == 300 and fitted["vs_first"]["games"] == 2
+    untrained = load_checkpoint(out / "steps-0.pt").weights
+    for name, weight in load_checkpoint(run / "nets" / "gen-0000.pt").weights.items():
+        assert torch.equal(untrained[name], weight), name  # arm 0 is the start itself
+
+
 def test_held_out_losses_are_measured_on_a_later_generations_games(
     tmp_path: Path, selfplay_config, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -89,8 +114,12 @@ def test_held_out_losses_are_measured_on_a_later_generations_games(
     [
         (["--generation", "3", "--steps", "2", "5"], "finished generation of the run"),
         (["--generation", "1", "--steps", "2", "2"], "distinct arms"),
-        (["--generation", "1", "--steps", "2", "2:x1"], "expected STEPS or STEPS:ownW"),
-        (["--generation", "1", "--steps", "2", "2:own0"], "W > 0 in STEPS:ownW"),
+        (["--generation", "1", "--steps", "2", "2:x1"], "expected 0, STEPS, STEPS:ownW or"),
+        (["--generation", "1", "--steps", "2", "2:own0"], "W > 0, and no ownership on arm 0"),
+        (["--generation", "1", "--steps", "2", "0:own1"], "W > 0, and no ownership on arm 0"),
+        (["--generation", "1", "--steps", "2", "2::fit"], "STEPS:ownW:fit"),
+        (["--generation", "1", "--steps", "2", "2:own1:fat"], "STEPS:ownW:fit"),
+        (["--generation", "1", "--steps", "2", "-1"], "steps >= 0"),
         (["--generation", "1", "--steps", "2", "5", "--games", "1"], "--games must be"),
     ],
 )

@@ -48,6 +48,8 @@ from agents.nets.training.step import (
     adamw,
     cosine_lr,
     evaluate_loss,
+    fit_fresh_head,
+    fitted_head_line,
     mixed_replay_step,
     restart_metrics,
     seed_everything,
@@ -134,10 +136,11 @@ _ADDED_DEFAULTS = {"init": None, "arena": (), "arena_share": 0.25, "arena_held_o
 
 def start_from(
     net: PolicyValueNet, config: NetConfig, path: str, loaded: Checkpoint | None = None
-) -> None:
+) -> bool:
     """Load ``path``'s weights into ``net`` (same shape; a missing ownership head starts fresh).
 
-    ``loaded`` is ``path``'s checkpoint where the caller has read it already.
+    ``loaded`` is ``path``'s checkpoint where the caller has read it already. Returns whether
+    ``net``'s ownership head started fresh (to be fitted alone first: ``fit_fresh_head``).
 
     Raises:
         ValueError: When the checkpoint is a network of another shape or other inputs.
@@ -152,6 +155,7 @@ def start_from(
     missing, _ = net.load_state_dict(start.weights, strict=False)
     if any(not name.startswith(OWNERSHIP_PREFIX) for name in missing):
         raise ValueError(f"--init {path} lacks weights of this network: {sorted(missing)}")
+    return bool(missing)
 
 
 def _games(run: Path, generations: range) -> list[GameRecord]:
@@ -220,12 +224,13 @@ def distill(
     net = PolicyValueNet(net_config)
     fresh = Progress(adamw(net, config.lr, config.weight_decay), 0, 0.0, rng)
     progress = resume(out, net, config, fresh, defaults=_ADDED_DEFAULTS)
+    fresh_head = False
     if progress is not None:
         log(f"resumed at step {progress.step}")
     else:
         progress = fresh
         if config.init is not None:
-            start_from(net, net_config, config.init)
+            fresh_head = start_from(net, net_config, config.init)
             log(f"started from {config.init}")
     rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     train = window_buffer(
@@ -252,6 +257,8 @@ def distill(
     draws = [(train, config.batch_size - config.arena_rows)]
     if arena is not None:
         draws.append((arena, config.arena_rows))
+    if fresh_head and net_config.ownership:
+        log(fitted_head_line(fit_fresh_head(net, draws, progress.rng)))
     began, running = time.perf_counter() - progress.seconds, []
     while progress.step < config.steps:
         for group in progress.optimizer.param_groups:

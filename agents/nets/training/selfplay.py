@@ -67,7 +67,10 @@ from agents.nets.training.selfplay_config import SelfPlayConfig
 from agents.nets.training.selfplay_worker import game_seed, selfplay_evaluator, selfplay_worker
 from agents.nets.training.step import (
     adamw,
+    fit_fresh_head,
+    fitted_head_line,
     generator_state,
+    head_is_fresh,
     replay_step,
     restore_generators,
     seed_everything,
@@ -144,14 +147,16 @@ class _Run:
             net = PolicyValueNet(config.net).to(self.device)
             net.load_weights(start.weights)
             origin = f"from {config.init}"
+            fresh_head = config.net.ownership and not start.config.ownership
         else:
             net = PolicyValueNet(config.net).to(self.device)
             origin = "tabula rasa (random weights)"
+            fresh_head = False
         meta = {"generation": 0, "origin": origin, "config": config.to_dict()}
         save_checkpoint(self.out / "nets" / "gen-0000.pt", net, meta=meta)
         shutil.copyfile(self.out / "nets" / "gen-0000.pt", self.out / "best.pt")
         optimizer = adamw(net, config.lr, config.weight_decay)
-        self._save_trainer(net, optimizer, rng, trained=0, steps=0)
+        self._save_trainer(net, optimizer, rng, trained=0, steps=0, fresh_head=fresh_head)
         self.manifest.data["origin"] = origin
         self.say(f"new run in {self.out}: {origin}, network {config.net.shape_name}")
 
@@ -164,7 +169,13 @@ class _Run:
         trained: int,
         steps: int,
         row: dict[str, Any] | None = None,
+        fresh_head: bool = False,
     ) -> None:
+        """Save the trainer's state to ``state.pt``.
+
+        ``fresh_head``: the network's ownership head is untrained on a trained tower (a start
+        from a network without one), to be fitted alone before its first joint step.
+        """
         save_checkpoint(
             self.out / "state.pt",
             net,
@@ -175,6 +186,7 @@ class _Run:
                 "trained_generation": trained,
                 "steps": steps,
                 "row": row or {},
+                "fresh_head": fresh_head,
             },
         )
 
@@ -324,6 +336,14 @@ class _Run:
             games.extend(generation_games(self.out, k).read().values())
         started = time.monotonic()
         buffer = window_buffer(games, config.net, config.rules)
+        fitted: dict[str, float] = {}
+        # a head untrained on a trained tower: the start's own, or one a fork switched on
+        trained_tower = bool(train.get("fresh_head")) or int(train.get("steps", 0)) > 0
+        if trained_tower and head_is_fresh(candidate, optimizer):
+            fitted = fit_fresh_head(
+                candidate, [(buffer, config.batch_size)], rng, device=self.device
+            )
+            self.say(f"generation {g}: {fitted_head_line(fitted)}")
         losses = []
         for _ in range(config.train_steps):
             losses.append(
@@ -347,6 +367,7 @@ class _Run:
                 if config.net.ownership
                 else {}
             ),
+            **fitted,
             "step": steps,
             "train_steps": config.train_steps,
             "window_games": len(games),

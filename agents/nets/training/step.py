@@ -16,6 +16,12 @@ Runs are deterministic on the CPU for a seed: the minibatches and augmentations 
 numpy generator, the network's initialisation from torch's generator, and both generators'
 states are saved in every checkpoint, so that a resumed run continues exactly as an
 uninterrupted one.
+
+A **fresh ownership head** on a trained tower (a run started from a network that has none) is
+first fitted alone, the tower frozen (:func:`fit_fresh_head`): trained jointly from random
+weights at Wu's weight of 1.5, its large early gradients pull the tower toward ownership and
+away from what it knew, which cost a fine-tuned network more than its new games taught it
+(``docs/nets.md``, "A fresh head on a trained tower").
 """
 
 from __future__ import annotations
@@ -39,7 +45,10 @@ __all__ = [
     "append_metrics",
     "cosine_lr",
     "evaluate_loss",
+    "fit_fresh_head",
+    "fitted_head_line",
     "generator_state",
+    "head_is_fresh",
     "mixed_replay_step",
     "replay_step",
     "restart_metrics",
@@ -128,6 +137,111 @@ def adamw(
         group["lr"] = lr
         group["weight_decay"] = weight_decay
     return optimizer
+
+
+HEAD_FIT_STEPS = 300
+"""Minibatches :func:`fit_fresh_head` fits a fresh ownership head on (each about 1/3 of a
+full step's time: the tower is only run forward)."""
+
+HEAD_FIT_LR = 1e-3
+"""The head's learning rate in :func:`fit_fresh_head`: one 1x1 convolution on fixed features
+(a linear probe) takes a larger step than the tower's fine-tuning rates."""
+
+
+def head_is_fresh(net: PolicyValueNet, optimizer: torch.optim.Optimizer) -> bool:
+    """Whether ``net`` has an ownership head that ``optimizer`` has never stepped.
+
+    :func:`adamw` keeps the head's moments across starts and forks, so a head with moments
+    was trained before; one without is as it was initialised (or loaded without training).
+    """
+    head = [p for name, p in net.named_parameters() if name.startswith(OWNERSHIP_PREFIX)]
+    return bool(head) and all(not optimizer.state.get(p) for p in head)
+
+
+def fit_fresh_head(
+    net: PolicyValueNet,
+    draws: Sequence[tuple[ReplayBuffer, int]],
+    rng: np.random.Generator,
+    *,
+    steps: int = HEAD_FIT_STEPS,
+    lr: float = HEAD_FIT_LR,
+    device: torch.device | None = None,
+) -> dict[str, float]:
+    """Fit ``net``'s ownership head alone, on minibatches drawn as :func:`mixed_replay_step`'s.
+
+    The tower and the other heads are frozen and run in evaluation mode (their weights and
+    BatchNorm statistics are unchanged); only the head's 1x1 convolution learns, by AdamW at
+    ``lr`` without weight decay, on the ownership term alone. Call it before the first
+    joint step of a head that :func:`head_is_fresh` says is untrained, on a tower that is
+    trained: a tabula-rasa tower has nothing to keep. Draws from ``rng`` as ``steps``
+    minibatches would.
+
+    Returns:
+        ``{"head_fit_steps", "head_fit_ownership_first", "head_fit_ownership_last"}``: the
+        steps and the mean ownership loss of the first and the last tenth of the minibatches
+        (each before its step).
+
+    Raises:
+        ValueError: When ``net`` has no ownership head or the buffers hold no ownership.
+    """
+    if not net.config.ownership:
+        raise ValueError("the network has no ownership head to fit")
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, not {steps}")
+    head = [p for name, p in net.named_parameters() if name.startswith(OWNERSHIP_PREFIX)]
+    frozen = [p for name, p in net.named_parameters() if not name.startswith(OWNERSHIP_PREFIX)]
+    wanted = [p.requires_grad for p in frozen]
+    optimizer = torch.optim.AdamW(head, lr=lr, weight_decay=0.0)
+    losses: list[float] = []
+    net.eval()
+    try:
+        for p in frozen:
+            p.requires_grad_(False)
+        for _ in range(steps):
+            batch = _draw(draws, rng)
+            if batch.ownership is None:
+                raise ValueError("the buffers hold no ownership targets to fit the head on")
+            x = torch.from_numpy(batch.planes).to(device)
+            target = torch.from_numpy(batch.ownership).to(device)
+            _, _, owned = net.forward_with_ownership(x)
+            predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
+            loss = F.binary_cross_entropy(predicted, (1.0 + target) / 2.0)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            losses.append(float(loss.detach()))
+    finally:
+        for p, flag in zip(frozen, wanted, strict=True):
+            p.requires_grad_(flag)
+    tenth = max(1, steps // 10)
+    return {
+        "head_fit_steps": steps,
+        "head_fit_ownership_first": float(np.mean(losses[:tenth])),
+        "head_fit_ownership_last": float(np.mean(losses[-tenth:])),
+    }
+
+
+def fitted_head_line(fitted: dict[str, float]) -> str:
+    """A progress line for :func:`fit_fresh_head`'s result."""
+    return (
+        f"fitted the fresh ownership head alone ({fitted['head_fit_steps']:.0f} steps, "
+        f"loss {fitted['head_fit_ownership_first']:.3f} to "
+        f"{fitted['head_fit_ownership_last']:.3f})"
+    )
+
+
+def _draw(draws: Sequence[tuple[ReplayBuffer, int]], rng: np.random.Generator) -> Positions:
+    """One minibatch of ``count`` positions from each ``(buffer, count)``, concatenated."""
+    batches = [buffer.sample(count, rng) for buffer, count in draws if count > 0]
+    if len(batches) == 1:
+        return batches[0]
+    owners = [b.ownership for b in batches if b.ownership is not None]
+    return Positions(
+        np.concatenate([b.planes for b in batches]),
+        np.concatenate([b.policies for b in batches]),
+        np.concatenate([b.values for b in batches]),
+        np.concatenate(owners) if len(owners) == len(batches) else None,
+    )
 
 
 def _policy_terms(
@@ -242,21 +356,11 @@ def mixed_replay_step(
     :mod:`agents.nets.training.arena_games`') weigh 0 in the policy term. The buffers must
     agree on ownership. One draw is :func:`replay_step` exactly (the same generator draws).
     """
-    batches = [buffer.sample(count, rng) for buffer, count in draws if count > 0]
-    if len(batches) == 1:
-        batch = batches[0]
-    else:
-        owners = [b.ownership for b in batches if b.ownership is not None]
-        batch = Positions(
-            np.concatenate([b.planes for b in batches]),
-            np.concatenate([b.policies for b in batches]),
-            np.concatenate([b.values for b in batches]),
-            np.concatenate(owners) if len(owners) == len(batches) else None,
-        )
+    batch = _draw(draws, rng)
     owned = batch.ownership
     tensor = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
     weights = None
-    if len(batches) > 1:
+    if sum(1 for _, count in draws if count > 0) > 1:
         weights = tensor((batch.policies.sum(axis=1) > 0).astype(np.float32))
     return train_step(
         net,

@@ -49,6 +49,8 @@ from agents.nets.training.resumable import Progress, measured_row, resume, save_
 from agents.nets.training.step import (
     adamw,
     cosine_lr,
+    fit_fresh_head,
+    fitted_head_line,
     replay_step,
     restart_metrics,
     seed_everything,
@@ -171,11 +173,12 @@ def teach(
     fresh = Progress(adamw(net, config.lr, config.weight_decay), 0, 0.0, rng)
     identity = {"start_sha256": digest}  # the same network, whatever name it is given by
     progress = resume(out, net, config, fresh, identity=identity)
+    fresh_head = False
     if progress is not None:
         log(f"resumed at step {progress.step}")
     else:
         progress = fresh
-        start_from(net, net_config, str(path), begun)
+        fresh_head = start_from(net, net_config, str(path), begun)
         log(f"started from {start}")
     rows = restart_metrics(out / "metrics.jsonl", "step", progress.step)
     teacher = begun.build()
@@ -191,6 +194,8 @@ def teach(
         f"arena positions: {len(train)} to teach on ({len(games.games)} games), "
         f"{0 if held is None else len(held)} held out"
     )
+    if fresh_head and net_config.ownership:
+        log(fitted_head_line(fit_fresh_head(net, [(train, config.batch_size)], progress.rng)))
     began, running = time.perf_counter() - progress.seconds, []
     while progress.step < config.steps:
         for group in progress.optimizer.param_groups:
