@@ -42,17 +42,22 @@ def test_two_arms_are_trained_and_matched_then_a_rerun_resumes(
     assert "steps-5 against steps-2:" in text
 
 
+def _probed(tmp_path: Path, selfplay_config, arms: list[str]) -> tuple[Path, Path, list[dict]]:
+    """A tiny run's generation 1 probed with ``arms`` (2 games a match): run, out, arms."""
+    run = tmp_path / "run"
+    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
+    out = tmp_path / "probe"
+    args = ["--run", str(run), "--generation", "1", "--steps", *arms, "--games", "2"]
+    assert _script().main([*args, "--out", str(out), "--workers", "1"]) == 0
+    return run, out, json.loads((out / "summary.json").read_text())["arms"]
+
+
 def test_an_ownership_arm_draws_the_same_batches_and_ships_without_its_head(
     tmp_path: Path, selfplay_config
 ) -> None:
     from agents.nets.checkpoint import load_checkpoint
 
-    run = tmp_path / "run"
-    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
-    out = tmp_path / "probe"
-    args = ["--run", str(run), "--generation", "1", "--steps", "3", "3:own1.5", "--games", "2"]
-    assert _script().main([*args, "--out", str(out), "--workers", "1"]) == 0
-    plain, owned = json.loads((out / "summary.json").read_text())["arms"]
+    _, out, (plain, owned) = _probed(tmp_path, selfplay_config, ["3", "3:own1.5"])
     assert (plain["arm"], owned["arm"]) == ("steps-3", "steps-3-own1.5")
     assert owned["ownership_weight"] == 1.5 and owned["train_ownership_last500"] > 0
     assert "train_ownership_last500" not in plain
@@ -68,13 +73,8 @@ def test_the_start_is_an_arm_and_a_fresh_head_can_be_fitted_first(
 ) -> None:
     from agents.nets.checkpoint import load_checkpoint
 
-    run = tmp_path / "run"
-    assert run_selfplay(run, selfplay_config(max_moves=12)) == "done"
-    out = tmp_path / "probe"
-    arms = ["0", "3:own1.5", "3:own1.5:fit"]
-    args = ["--run", str(run), "--generation", "1", "--steps", *arms, "--games", "2"]
-    assert _script().main([*args, "--out", str(out), "--workers", "1"]) == 0
-    start, joint, fitted = json.loads((out / "summary.json").read_text())["arms"]
+    run, out, arms = _probed(tmp_path, selfplay_config, ["0", "3:own1.5", "3:own1.5:fit"])
+    start, joint, fitted = arms
     assert [a["arm"] for a in (start, joint, fitted)] == [
         "steps-0",
         "steps-3-own1.5",
