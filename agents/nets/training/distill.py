@@ -257,7 +257,7 @@ def distill(
     draws = [(train, config.batch_size - config.arena_rows)]
     if arena is not None:
         draws.append((arena, config.arena_rows))
-    if fresh_head and net_config.ownership:
+    if fresh_head:
         log(fitted_head_line(fit_fresh_head(net, draws, progress.rng)))
     began, running = time.perf_counter() - progress.seconds, []
     while progress.step < config.steps:

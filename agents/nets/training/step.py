@@ -50,6 +50,7 @@ __all__ = [
     "generator_state",
     "head_is_fresh",
     "mixed_replay_step",
+    "ownership_loss",
     "replay_step",
     "restart_metrics",
     "restore_generators",
@@ -115,9 +116,7 @@ def adamw(
     moments; one saved with a head the network no longer has loses that group. Keeping the
     head in a group of its own is what lets the rest continue unchanged either way.
     """
-    named = list(net.named_parameters())
-    base = [p for name, p in named if not name.startswith(OWNERSHIP_PREFIX)]
-    head = [p for name, p in named if name.startswith(OWNERSHIP_PREFIX)]
+    base, head = _tower_and_head(net)
     optimizer = torch.optim.AdamW(base, lr=lr, weight_decay=weight_decay)
     groups = [] if saved is None else saved["param_groups"]
     states = {} if saved is None else saved["state"]
@@ -148,13 +147,33 @@ HEAD_FIT_LR = 1e-3
 (a linear probe) takes a larger step than the tower's fine-tuning rates."""
 
 
+def _tower_and_head(
+    net: PolicyValueNet,
+) -> tuple[list[torch.nn.Parameter], list[torch.nn.Parameter]]:
+    """``net``'s parameters: all but the ownership head's, and the ownership head's."""
+    named = list(net.named_parameters())
+    tower = [p for name, p in named if not name.startswith(OWNERSHIP_PREFIX)]
+    head = [p for name, p in named if name.startswith(OWNERSHIP_PREFIX)]
+    return tower, head
+
+
+def ownership_loss(owned: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """KataGo's ownership term of the loss (Wu 2019, §4.1), before its weight.
+
+    The binary cross-entropy of predicted against final owners, both mapped from ``[-1, 1]``
+    to ``[0, 1]``, averaged over the points.
+    """
+    predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
+    return F.binary_cross_entropy(predicted, (1.0 + target) / 2.0)
+
+
 def head_is_fresh(net: PolicyValueNet, optimizer: torch.optim.Optimizer) -> bool:
     """Whether ``net`` has an ownership head that ``optimizer`` has never stepped.
 
     :func:`adamw` keeps the head's moments across starts and forks, so a head with moments
     was trained before; one without is as it was initialised (or loaded without training).
     """
-    head = [p for name, p in net.named_parameters() if name.startswith(OWNERSHIP_PREFIX)]
+    _, head = _tower_and_head(net)
     return bool(head) and all(not optimizer.state.get(p) for p in head)
 
 
@@ -188,8 +207,7 @@ def fit_fresh_head(
         raise ValueError("the network has no ownership head to fit")
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
-    head = [p for name, p in net.named_parameters() if name.startswith(OWNERSHIP_PREFIX)]
-    frozen = [p for name, p in net.named_parameters() if not name.startswith(OWNERSHIP_PREFIX)]
+    frozen, head = _tower_and_head(net)
     wanted = [p.requires_grad for p in frozen]
     optimizer = torch.optim.AdamW(head, lr=lr, weight_decay=0.0)
     losses: list[float] = []
@@ -204,8 +222,7 @@ def fit_fresh_head(
             x = torch.from_numpy(batch.planes).to(device)
             target = torch.from_numpy(batch.ownership).to(device)
             _, _, owned = net.forward_with_ownership(x)
-            predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
-            loss = F.binary_cross_entropy(predicted, (1.0 + target) / 2.0)
+            loss = ownership_loss(owned, target)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -303,11 +320,10 @@ def train_step(
     policy_loss = (pw * policy_each).sum() / pw.sum().clamp(min=1.0)
     value_loss = (vw * value_each).sum() / vw.sum().clamp(min=1.0)
     loss = policy_loss + value_scale * value_loss
-    ownership_loss = None
+    owner_loss = None
     if owned is not None and ownership_target is not None:
-        predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
-        ownership_loss = F.binary_cross_entropy(predicted, (1.0 + ownership_target) / 2.0)
-        loss = loss + ownership_scale * ownership_loss
+        owner_loss = ownership_loss(owned, ownership_target)
+        loss = loss + ownership_scale * owner_loss
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     optimizer.step()
@@ -320,8 +336,8 @@ def train_step(
         "value": float(value_loss.detach()),
         "accuracy": float(accuracy),
     }
-    if ownership_loss is not None:
-        losses["ownership"] = float(ownership_loss.detach())
+    if owner_loss is not None:
+        losses["ownership"] = float(owner_loss.detach())
     return losses
 
 

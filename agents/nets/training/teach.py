@@ -194,7 +194,7 @@ def teach(
         f"arena positions: {len(train)} to teach on ({len(games.games)} games), "
         f"{0 if held is None else len(held)} held out"
     )
-    if fresh_head and net_config.ownership:
+    if fresh_head:
         log(fitted_head_line(fit_fresh_head(net, [(train, config.batch_size)], progress.rng)))
     began, running = time.perf_counter() - progress.seconds, []
     while progress.step < config.steps:

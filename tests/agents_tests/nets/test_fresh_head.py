@@ -7,14 +7,19 @@ import json
 import numpy as np
 import pytest
 import torch
-from torch.nn import functional as F
 
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.model import OWNERSHIP_PREFIX, NetConfig, PolicyValueNet
 from agents.nets.training.fork import fork_run
 from agents.nets.training.replay import ReplayBuffer
 from agents.nets.training.selfplay import run_selfplay
-from agents.nets.training.step import adamw, fit_fresh_head, head_is_fresh, replay_step
+from agents.nets.training.step import (
+    adamw,
+    fit_fresh_head,
+    head_is_fresh,
+    ownership_loss,
+    replay_step,
+)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -41,8 +46,7 @@ def _ownership_loss(net: PolicyValueNet, buffer: ReplayBuffer) -> float:
         assert buffer.ownership is not None
         target = torch.from_numpy(buffer.ownership[: buffer.count].astype(np.float32))
         _, _, owned = net.forward_with_ownership(x)
-    predicted = ((1.0 + owned) / 2.0).clamp(1e-6, 1.0 - 1e-6)
-    return float(F.binary_cross_entropy(predicted, (1.0 + target) / 2.0))
+    return float(ownership_loss(owned, target))
 
 
 def test_the_fit_trains_the_head_alone_and_lowers_its_loss() -> None:
