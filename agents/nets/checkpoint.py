@@ -27,6 +27,7 @@ leaves a half-written checkpoint.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
@@ -49,6 +50,8 @@ __all__ = [
     "SHIPPED_MODELS",
     "Checkpoint",
     "CheckpointError",
+    "NetworkNotFoundError",
+    "existing_model_path",
     "load_checkpoint",
     "load_net",
     "model_digest",
@@ -167,9 +170,7 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
         FileNotFoundError: When there is no such file.
         CheckpointError: When the file is not a gomcts network checkpoint.
     """
-    path = resolve_model_path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no network checkpoint at {path}")
+    path = existing_model_path(path)
     try:
         data = torch.load(
             io.BytesIO(_stored_bytes(path)), map_location=map_location, weights_only=True
@@ -238,6 +239,31 @@ def resolve_model_path(model: str | PathLike[str]) -> Path:
     return Path(text).expanduser()
 
 
+class NetworkNotFoundError(FileNotFoundError):
+    """No network file where one was named; reads as ``PATH: what to give instead``."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def existing_model_path(model: str | PathLike[str]) -> Path:
+    """:func:`resolve_model_path`, checked: the file of a network to read.
+
+    Raises:
+        NetworkNotFoundError: When there is no such file; the message names the shipped
+            networks, since a mistyped name reads as a file name.
+    """
+    path = resolve_model_path(model)
+    if not path.is_file():
+        raise NetworkNotFoundError(
+            errno.ENOENT,
+            "no network checkpoint there; give a checkpoint file or a shipped network's name "
+            f"({', '.join(name for name in SHIPPED_MODELS if name != 'default')})",
+            str(path),
+        )
+    return path
+
+
 _NETS: dict[tuple[str, int, int, str], PolicyValueNet] = {}
 _LOCK = threading.Lock()
 
@@ -252,9 +278,7 @@ def load_net(model: str | PathLike[str], device: str | torch.device = "cpu") -> 
         FileNotFoundError: When there is no such file.
         CheckpointError: When the file is not a gomcts network checkpoint.
     """
-    path = resolve_model_path(model).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"no network checkpoint at {path}")
+    path = existing_model_path(model).resolve()
     stat = path.stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns, str(device))
     with _LOCK:
@@ -272,7 +296,7 @@ def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
     The bytes of a gzip-compressed file are those it holds, so compressing a checkpoint keeps
     its digest (the shipped supervised network's records name the digest of its plain file).
     """
-    path = resolve_model_path(model)
+    path = existing_model_path(model)
     return path, hashlib.sha256(_stored_bytes(path)).hexdigest()
 
 
