@@ -47,7 +47,7 @@ _WHERE = {
     "load_checkpoint": "agents.nets.checkpoint",
     "load_net": "agents.nets.checkpoint",
     "save_checkpoint": "agents.nets.checkpoint",
-    "shipped_model_path": "agents.nets.checkpoint",
+    "shipped_model_path": "agents.shipped_networks",
 }
 
 
