@@ -220,6 +220,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"{title} (entry-point group {registry.group}):")
         for info in registry.infos():
             print(f"  {info.name:<16} {info.distribution:<28} {info.value}")
+    from agents.shipped_networks import SHIPPED_MODELS, shipped_model_path  # no torch
+
+    print("shipped networks (evaluator=net:NAME; docs/nets.md says how each was made):")
+    for name, file in SHIPPED_MODELS.items():
+        path = shipped_model_path(name)
+        if name != "default":
+            size = f"{path.stat().st_size:,} bytes" if path.is_file() else "missing: reinstall"
+            print(f"  {name:<16} {file:<28} {size}")
     return 0
 
 
@@ -239,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_cmd_play)
 
     listing = sub.add_parser(
-        "list", help="list installed agents, backup strategies and leaf evaluators"
+        "list", help="list installed agents, backup strategies, leaf evaluators and networks"
     )
     listing.set_defaults(func=_cmd_list)
 

@@ -3,6 +3,7 @@ study's help, and full agent specs in the SGF of ``gomcts play``."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import subprocess
 import sys
@@ -108,3 +109,24 @@ def test_a_reader_that_goes_away_early_ends_the_command_quietly(tmp_path: Path) 
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141, err
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_list_names_the_shipped_networks() -> None:
+    """``gomcts list`` shows what ``net:NAME`` takes. Neither it nor any other command's parser
+    imports torch (1-2 s of every command's start), so that a torch-free install lists too."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from agents.cli import main\n"
+        "assert main(['list']) == 0\n"
+        "assert 'torch' not in sys.modules, 'listing imported torch'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert gomcts(["list"]) == 0
+    listed = out.getvalue().split("shipped networks", 1)[1].splitlines()[1:]
+    names = [line.split()[0] for line in listed]
+    assert names == ["supervised", "paper-9x9", "strong-9x9", "strong-9x9-b6"]
+    assert all(line.endswith(" bytes") for line in listed)

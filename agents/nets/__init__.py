@@ -7,7 +7,8 @@ do not import torch before a network is used.
 Inference lives here; making networks (data, supervised learning, self-play, the ``gomcts
 train`` command) is the subpackage :mod:`agents.nets.training`.
 
-* :class:`NetConfig`, :data:`PRESETS`, :class:`PolicyValueNet` (:mod:`agents.nets.model`);
+* :class:`NetConfig`, :data:`PRESETS` (:mod:`agents.nets.net_config`), :class:`PolicyValueNet`
+  (:mod:`agents.nets.model`);
 * :class:`NetEvaluator` (:mod:`agents.nets.evaluator`), the MCTS leaf evaluator;
 * :class:`NetAgentConfig`, :class:`NetAgent` (:mod:`agents.nets.agent`), the ``net`` agent;
 * checkpoints (:mod:`agents.nets.checkpoint`), input features (:mod:`agents.nets.features`),
@@ -36,8 +37,8 @@ __all__ = [
 ]
 
 _WHERE = {
-    "PRESETS": "agents.nets.model",
-    "NetConfig": "agents.nets.model",
+    "PRESETS": "agents.nets.net_config",
+    "NetConfig": "agents.nets.net_config",
     "PolicyValueNet": "agents.nets.model",
     "NetEvaluator": "agents.nets.evaluator",
     "NetEvaluatorConfig": "agents.nets.evaluator_spec",
@@ -47,7 +48,7 @@ _WHERE = {
     "load_checkpoint": "agents.nets.checkpoint",
     "load_net": "agents.nets.checkpoint",
     "save_checkpoint": "agents.nets.checkpoint",
-    "shipped_model_path": "agents.nets.checkpoint",
+    "shipped_model_path": "agents.shipped_networks",
 }
 
 

@@ -27,13 +27,13 @@ leaves a half-written checkpoint.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
 import os
 import threading
 from dataclasses import dataclass, field
-from importlib import resources
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ import torch
 
 from agents.atomic_file import write_atomically
 from agents.nets.model import NetConfig, PolicyValueNet
+from agents.shipped_networks import SHIPPED_MODEL, SHIPPED_MODELS, shipped_model_path, shipped_names
 
 __all__ = [
     "FORMAT",
@@ -49,6 +50,8 @@ __all__ = [
     "SHIPPED_MODELS",
     "Checkpoint",
     "CheckpointError",
+    "NetworkNotFoundError",
+    "existing_model_path",
     "load_checkpoint",
     "load_net",
     "model_digest",
@@ -64,21 +67,6 @@ VERSION = 1
 PACKED_VERSION = 2
 """The version of a packed checkpoint: code that reads only version 1 refuses it rather than
 loading its int8 weights as if they were fp32."""
-SHIPPED_MODEL = "b4c32-9x9.pt.gz"
-"""File name of the default model shipped in ``agents/nets/models/`` (see ``docs/nets.md``)."""
-SHIPPED_MODELS = {
-    "default": SHIPPED_MODEL,
-    "supervised": SHIPPED_MODEL,
-    "paper-9x9": "paper-9x9.pt.gz",
-    "strong-9x9": "strong-9x9.pt.gz",
-    "strong-9x9-b6": "strong-9x9-b6.pt.gz",
-}
-"""The names a ``model`` option takes for a network shipped in ``agents/nets/models/``:
-``default`` and ``supervised``, the network that imitates GNU Go; ``paper-9x9``, the
-self-play network of Li & Lim's shape; ``strong-9x9``, the best network so far of the
-self-play line that starts from the supervised one; ``strong-9x9-b6``, a larger network
-(6 blocks of 48 filters) distilled from that line's games and taught by games against GNU Go,
-which beats ``strong-9x9`` at half its simulations (``docs/nets.md`` says how each was made)."""
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -167,9 +155,7 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
         FileNotFoundError: When there is no such file.
         CheckpointError: When the file is not a gomcts network checkpoint.
     """
-    path = resolve_model_path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no network checkpoint at {path}")
+    path = existing_model_path(path)
     try:
         data = torch.load(
             io.BytesIO(_stored_bytes(path)), map_location=map_location, weights_only=True
@@ -205,25 +191,6 @@ def load_checkpoint(path: str | PathLike[str], map_location: str = "cpu") -> Che
     )
 
 
-def shipped_names() -> list[str]:
-    """The names of the shipped networks whose files this installation has."""
-    return [name for name in SHIPPED_MODELS if shipped_model_path(name).is_file()]
-
-
-def shipped_model_path(name: str = "default") -> Path:
-    """Path of a network shipped with the package (``agents/nets/models/``).
-
-    Raises:
-        ValueError: When ``name`` is not one of :data:`SHIPPED_MODELS`.
-    """
-    if name not in SHIPPED_MODELS:
-        raise ValueError(
-            f"no shipped network is called {name!r}; the shipped ones are "
-            f"{', '.join(SHIPPED_MODELS)}"
-        )
-    return Path(str(resources.files("agents.nets") / "models" / SHIPPED_MODELS[name]))
-
-
 def resolve_model_path(model: str | PathLike[str]) -> Path:
     """``model`` as a path.
 
@@ -236,6 +203,31 @@ def resolve_model_path(model: str | PathLike[str]) -> Path:
     if text in SHIPPED_MODELS:
         return shipped_model_path(text)
     return Path(text).expanduser()
+
+
+class NetworkNotFoundError(FileNotFoundError):
+    """No network file where one was named; reads as ``PATH: what to give instead``."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def existing_model_path(model: str | PathLike[str]) -> Path:
+    """:func:`resolve_model_path`, checked: the file of a network to read.
+
+    Raises:
+        NetworkNotFoundError: When there is no such file; the message names the shipped
+            networks, since a mistyped name reads as a file name.
+    """
+    path = resolve_model_path(model)
+    if not path.is_file():
+        raise NetworkNotFoundError(
+            errno.ENOENT,
+            "no network checkpoint there; give a checkpoint file or a shipped network's name "
+            f"({', '.join(name for name in SHIPPED_MODELS if name != 'default')})",
+            str(path),
+        )
+    return path
 
 
 _NETS: dict[tuple[str, int, int, str], PolicyValueNet] = {}
@@ -252,9 +244,7 @@ def load_net(model: str | PathLike[str], device: str | torch.device = "cpu") -> 
         FileNotFoundError: When there is no such file.
         CheckpointError: When the file is not a gomcts network checkpoint.
     """
-    path = resolve_model_path(model).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"no network checkpoint at {path}")
+    path = existing_model_path(model).resolve()
     stat = path.stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns, str(device))
     with _LOCK:
@@ -272,7 +262,7 @@ def model_digest(model: str | PathLike[str] = "") -> tuple[Path, str]:
     The bytes of a gzip-compressed file are those it holds, so compressing a checkpoint keeps
     its digest (the shipped supervised network's records name the digest of its plain file).
     """
-    path = resolve_model_path(model)
+    path = existing_model_path(model)
     return path, hashlib.sha256(_stored_bytes(path)).hexdigest()
 
 

@@ -53,7 +53,7 @@ def _net_arguments(parser: argparse.ArgumentParser, preset: str = "b4c32") -> No
 
 
 def _net_config(args: argparse.Namespace) -> Any:
-    from agents.nets.model import NetConfig
+    from agents.nets.net_config import NetConfig
 
     extra: dict[str, Any] = {"tactical": args.tactical}
     if args.history is not None:

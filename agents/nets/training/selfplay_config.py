@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agents.nets.model import NetConfig
+from agents.nets.net_config import NetConfig
 from agents.nets.threads import check_threads
 from agents.nets.training.generation import GameSettings
 from agents.nets.training.ladder_anchors import LadderAnchor, parse_ladder_anchors

@@ -7,8 +7,10 @@ import torch
 
 from agents.nets.checkpoint import (
     CheckpointError,
+    NetworkNotFoundError,
     load_checkpoint,
     load_net,
+    model_digest,
     resolve_model_path,
     save_checkpoint,
     shipped_model_path,
@@ -96,6 +98,11 @@ def test_checkpoint_round_trip(tmp_path):
 def test_bad_checkpoints(tmp_path):
     with pytest.raises(FileNotFoundError, match="no network checkpoint"):
         load_checkpoint(tmp_path / "missing.pt")
+    # a mistyped shipped name reads as a file: the message says which names there are
+    hint = r"strong9: no network checkpoint there; give .* shipped network's name \(supervised, "
+    for read in (load_checkpoint, load_net, model_digest):
+        with pytest.raises(NetworkNotFoundError, match=hint):
+            read("strong9")
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="not a readable checkpoint"):
