@@ -220,14 +220,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"{title} (entry-point group {registry.group}):")
         for info in registry.infos():
             print(f"  {info.name:<16} {info.distribution:<28} {info.value}")
-    from agents.shipped_networks import SHIPPED_MODELS, shipped_model_path  # no torch
+    from agents.shipped_networks import NETWORK_NAMES, shipped_model_path  # no torch
 
     print("shipped networks (evaluator=net:NAME; docs/nets.md says how each was made):")
-    for name, file in SHIPPED_MODELS.items():
+    for name in NETWORK_NAMES:
         path = shipped_model_path(name)
-        if name != "default":
-            size = f"{path.stat().st_size:,} bytes" if path.is_file() else "missing: reinstall"
-            print(f"  {name:<16} {file:<28} {size}")
+        size = f"{path.stat().st_size:,} bytes" if path.is_file() else "missing: reinstall"
+        print(f"  {name:<16} {path.name:<28} {size}")
     return 0
 
 

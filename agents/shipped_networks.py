@@ -8,7 +8,13 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["SHIPPED_MODEL", "SHIPPED_MODELS", "shipped_model_path", "shipped_names"]
+__all__ = [
+    "NETWORK_NAMES",
+    "SHIPPED_MODEL",
+    "SHIPPED_MODELS",
+    "shipped_model_path",
+    "shipped_names",
+]
 
 SHIPPED_MODEL = "b4c32-9x9.pt.gz"
 """File name of the default model shipped in ``agents/nets/models/`` (see ``docs/nets.md``)."""
@@ -25,6 +31,8 @@ self-play network of Li & Lim's shape; ``strong-9x9``, the best network so far o
 self-play line that starts from the supervised one; ``strong-9x9-b6``, a larger network
 (6 blocks of 48 filters) distilled from that line's games and taught by games against GNU Go,
 which beats ``strong-9x9`` at half its simulations (``docs/nets.md`` says how each was made)."""
+NETWORK_NAMES = tuple(name for name in SHIPPED_MODELS if name != "default")
+"""The names to show a user: ``default`` is another name for ``supervised``."""
 
 
 def shipped_names() -> list[str]:

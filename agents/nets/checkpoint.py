@@ -42,7 +42,13 @@ import torch
 
 from agents.atomic_file import write_atomically
 from agents.nets.model import NetConfig, PolicyValueNet
-from agents.shipped_networks import SHIPPED_MODEL, SHIPPED_MODELS, shipped_model_path, shipped_names
+from agents.shipped_networks import (
+    NETWORK_NAMES,
+    SHIPPED_MODEL,
+    SHIPPED_MODELS,
+    shipped_model_path,
+    shipped_names,
+)
 
 __all__ = [
     "FORMAT",
@@ -224,7 +230,7 @@ def existing_model_path(model: str | PathLike[str]) -> Path:
         raise NetworkNotFoundError(
             errno.ENOENT,
             "no network checkpoint there; give a checkpoint file or a shipped network's name "
-            f"({', '.join(name for name in SHIPPED_MODELS if name != 'default')})",
+            f"({', '.join(NETWORK_NAMES)})",
             str(path),
         )
     return path
