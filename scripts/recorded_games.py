@@ -24,11 +24,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-NOTE = "games-in-git.json"
+from agents.matches.games_in_git import GamesInGitError, stored_bytes
+
 RESULTS = "results.jsonl.gz"
 
 
@@ -51,23 +51,10 @@ def stored_games(repo: Path, record: Path) -> tuple[bytes, str]:
     Raises:
         SystemExit: When the checkout lacks them and no note, or no commit git has, holds them.
     """
-    results = record / RESULTS
-    if results.is_file():
-        return results.read_bytes(), "checkout"
-    note = next((d / NOTE for d in results.parents if (d / NOTE).is_file()), None)
-    name = results.relative_to(repo).as_posix()
-    if note is None:
-        raise SystemExit(f"{name}: not in the checkout, and no {NOTE} above it says where")
-    commit = json.loads(note.read_text(encoding="utf-8"))["commit"]
-    shown = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True, check=False
-    )
-    if shown.returncode != 0:
-        raise SystemExit(
-            f"{name}: git has no {commit[:12]} holding it here ({shown.stderr.decode().strip()}); "
-            "a shallow clone needs its history: git fetch --unshallow"
-        )
-    return shown.stdout, f"git {commit[:12]}"
+    try:
+        return stored_bytes(repo, (record / RESULTS).relative_to(repo))
+    except GamesInGitError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 Row = tuple[bytes, dict]

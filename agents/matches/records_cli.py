@@ -3,8 +3,10 @@
 ``gomcts sgf export RUN [--out DIR]`` writes the SGF file of every game of a run's results file
 (plain or compressed); ``gomcts plot RUN [--out FILE]`` draws a match's running score from it;
 ``gomcts record RUN DEST`` copies a run folder into the record (``docs/results/...``) with its
-results file compressed, without SGF files and without the running-score plot. See
-:mod:`agents.matches.records` and ``docs/records.md``.
+results file compressed, without SGF files and without the running-score plot;
+``gomcts record --games-to-git RECORD`` takes a committed record's games out of the tree, with a
+note naming the commit that keeps them. See :mod:`agents.matches.records`,
+:mod:`agents.matches.games_in_git` and ``docs/records.md``.
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ def register_record(subparsers: Any) -> None:
         "left out (gomcts plot draws it again), other plots as palette PNGs (a palette plot "
         "as it is, any other with 256 colours), every other file as it is.",
     )
-    parser.add_argument("run", help="the run folder, e.g. runs/arena/my-match")
+    parser.add_argument(
+        "run", help="the run folder, e.g. runs/arena/my-match (with --games-to-git: the record)"
+    )
     parser.add_argument(
         "dest",
         nargs="?",
@@ -79,6 +83,37 @@ def register_record(subparsers: Any) -> None:
         "--keep-plot",
         action="store_true",
         help="keep the matches' running-score plots (winrate.png), for a plot a page shows",
+    )
+    to_git = parser.add_argument_group(
+        "games kept in git only",
+        "gomcts record --games-to-git RECORD: git rm a committed record's games and write "
+        "its games-in-git.json note naming the commit that keeps them (both staged; commit "
+        "them), for a checkout that must stay small (docs/records.md)",
+    )
+    to_git.add_argument(
+        "--games-to-git",
+        action="store_true",
+        help="RUN is a committed record: take its games out of the tree (no DEST)",
+    )
+    to_git.add_argument(
+        "--leave",
+        nargs="+",
+        default=None,
+        metavar="PATH",
+        help="what leaves, files or folders relative to the record (default: every "
+        "results.jsonl.gz under it)",
+    )
+    to_git.add_argument(
+        "--commit",
+        default="HEAD",
+        metavar="REV",
+        help="the commit that holds the files as the tree has them (default HEAD)",
+    )
+    to_git.add_argument(
+        "--why",
+        default=None,
+        metavar="TEXT",
+        help="the note's reason (default: the checkout's 8 MB, docs/records.md)",
     )
     parser.set_defaults(func=_cmd_record)
 
@@ -100,5 +135,33 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def _cmd_record(args: argparse.Namespace) -> int:
     from agents.matches.records import record_run
 
+    only_to_git = {"--leave": args.leave, "--why": args.why, "--commit": args.commit != "HEAD"}
+    if args.games_to_git:
+        if args.dest is not None or args.keep_plot:
+            raise SystemExit(
+                "gomcts record --games-to-git RECORD takes the record's folder alone "
+                f"(got {'DEST ' + repr(args.dest) if args.dest else '--keep-plot'})"
+            )
+        return _games_to_git(args)
+    given = [flag for flag, value in only_to_git.items() if value]
+    if given:
+        raise SystemExit(f"{', '.join(given)}: only with --games-to-git")
     record_run(args.run, args.dest, say=print, keep_plot=args.keep_plot)
+    return 0
+
+
+def _games_to_git(args: argparse.Namespace) -> int:
+    from agents.matches.games_in_git import WHY, GamesInGitError, leave_in_git
+
+    try:
+        left = leave_in_git(args.run, leave=args.leave, commit=args.commit, why=args.why or WHY)
+    except GamesInGitError as exc:
+        raise SystemExit(f"gomcts record --games-to-git: {exc}") from None
+    print(
+        f"[record] {len(left.paths)} file(s), {left.size:,} bytes, left the tree for "
+        f"{left.commit[:12]}; wrote {left.note.name} (staged with the removals: commit them)"
+    )
+    print("[record] cite them in docs/records.md as:")
+    for citation in left.citations():
+        print(f"  `{citation}`")
     return 0
