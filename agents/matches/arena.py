@@ -271,6 +271,7 @@ def run_match(
         agents.matches.ray_pool.ClusterError: With ``ray``, when the cluster is unusable.
     """
     result = MatchResult(config=config, games=[], sprt_config=sprt)
+    config.identity()  # reads the networks' digests: a missing network is refused before the bar
     bar = None
     if progress:
         import sys

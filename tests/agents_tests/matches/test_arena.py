@@ -475,3 +475,18 @@ def test_command_line_killed_mid_match_resumes_to_the_same_results(tmp_path: Pat
     assert len(list((out / "sgf").glob("*.sgf"))) == 40
     assert json.loads((out / "summary.json").read_text())["games"] == 40
     assert (out / "winrate.png").exists()
+
+
+def test_a_missing_network_is_refused_before_the_progress_bar_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = MatchConfig(
+        agent_a='mcts:policy=puct,sims=2,evaluator="net:strong9"',
+        agent_b="random",
+        games=2,
+        rules=Rules(size=5),
+    )
+    with pytest.raises(FileNotFoundError, match="strong9: no network checkpoint there"):
+        run_match(config, results=tmp_path / "results.jsonl", workers=1, progress=True)
+    assert capsys.readouterr().err == ""  # no bar drawn for a match that cannot start
+    assert not (tmp_path / "results.jsonl").exists()
