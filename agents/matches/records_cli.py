@@ -138,25 +138,22 @@ def _cmd_record(args: argparse.Namespace) -> int:
     only_to_git = {"--leave": args.leave, "--why": args.why, "--commit": args.commit != "HEAD"}
     if args.games_to_git:
         if args.dest is not None or args.keep_plot:
-            raise SystemExit(
-                "gomcts record --games-to-git RECORD takes the record's folder alone "
+            raise ValueError(
+                "--games-to-git RECORD takes the record's folder alone "
                 f"(got {'DEST ' + repr(args.dest) if args.dest else '--keep-plot'})"
             )
         return _games_to_git(args)
     given = [flag for flag, value in only_to_git.items() if value]
     if given:
-        raise SystemExit(f"{', '.join(given)}: only with --games-to-git")
+        raise ValueError(f"{', '.join(given)}: only with --games-to-git")
     record_run(args.run, args.dest, say=print, keep_plot=args.keep_plot)
     return 0
 
 
 def _games_to_git(args: argparse.Namespace) -> int:
-    from agents.matches.games_in_git import WHY, GamesInGitError, leave_in_git
+    from agents.matches.games_in_git import WHY, leave_in_git
 
-    try:
-        left = leave_in_git(args.run, leave=args.leave, commit=args.commit, why=args.why or WHY)
-    except GamesInGitError as exc:
-        raise SystemExit(f"gomcts record --games-to-git: {exc}") from None
+    left = leave_in_git(args.run, leave=args.leave, commit=args.commit, why=args.why or WHY)
     print(
         f"[record] {len(left.paths)} file(s), {left.size:,} bytes, left the tree for "
         f"{left.commit[:12]}; wrote {left.note.name} (staged with the removals: commit them)"
