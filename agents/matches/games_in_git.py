@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
-__all__ = ["NOTE", "WHY", "GamesInGitError", "LeftGames", "leave_in_git", "stored_bytes"]
+__all__ = [
+    "NOTE",
+    "WHY",
+    "GamesInGitError",
+    "LeftGames",
+    "leave_in_git",
+    "left_file",
+    "stored_bytes",
+]
 
 NOTE = "games-in-git.json"
 """The note a record keeps when its games left the tree."""
@@ -212,3 +220,20 @@ def stored_bytes(repo: str | PathLike[str], path: str | PathLike[str]) -> tuple[
             "a shallow clone needs its history: git fetch --unshallow"
         ) from None
     return data, f"git {commit[:12]}"
+
+
+def left_file(path: str | PathLike[str]) -> bytes | None:
+    """A file that left the tree for git, read back from its note's commit.
+
+    ``None`` when it is in the tree, no note above it names a commit, it is not in a git work
+    tree, or git has not that commit here.
+    """
+    file = Path(path).resolve()
+    note = next((d / NOTE for d in file.parents if (d / NOTE).is_file()), None)
+    if file.exists() or note is None:
+        return None
+    try:
+        top = _repository(note.parent)
+        return stored_bytes(top, file.relative_to(top))[0]
+    except (GamesInGitError, ValueError):
+        return None

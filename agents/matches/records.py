@@ -35,6 +35,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from agents.matches.games_in_git import GAMES, left_file
 from agents.matches.results import (
     TIMING_FIELDS,
     GameOutcome,
@@ -239,10 +240,21 @@ def _is_running_score_plot(path: Path) -> bool:
     if path.name != RUNNING_SCORE_PLOT:
         return False
     results = stored_results(path.parent)
-    if results is None:
-        return False
-    header = _header(results)
+    # a record whose games are kept in git only has its games-in-git.json instead
+    header = _header(results) if results else _header_of(left_file(path.parent / GAMES))
     return header is not None and isinstance(header.get("match"), dict)
+
+
+def _header_of(data: bytes | None) -> dict[str, Any] | None:
+    """:func:`_header` of a gzip results file's bytes."""
+    if data is None:
+        return None
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
+            value = json.loads(handle.readline(1 << 20))
+    except (OSError, ValueError, EOFError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _header(path: Path) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ from agents.matches.games_in_git import (
     WHY,
     GamesInGitError,
     leave_in_git,
+    left_file,
     stored_bytes,
 )
 from agents.matches.records_cli import register_record
@@ -83,6 +84,16 @@ def test_the_games_leave_the_tree_and_come_back_from_the_commit(repo: Path) -> N
         assert stored_bytes(repo, path.relative_to(repo)) == (data, f"git {head[:12]}")
     kept = repo / RECORD / "summary.json"
     assert stored_bytes(repo, kept) == (kept.read_bytes(), "checkout")
+
+
+def test_left_file_reads_back_what_left_and_nothing_else(repo: Path) -> None:
+    games = repo / RECORD / "results.jsonl.gz"
+    data = games.read_bytes()
+    assert left_file(games) is None  # still in the tree
+    leave_in_git(repo / RECORD)
+    assert left_file(games) == data
+    assert left_file(repo / RECORD / "nothing.jsonl.gz") is None  # not in the commit
+    assert left_file(repo / "README") is None  # no note above it
 
 
 def test_a_named_folder_leaves_whole_and_the_note_says_it_is_a_folder(repo: Path) -> None:
