@@ -93,6 +93,11 @@ def _tracked(repo: Path, path: Path) -> list[Path]:
     return sorted(repo / name for name in listed.split("\0") if name)
 
 
+def _note_above(file: Path) -> Path | None:
+    """The nearest ``games-in-git.json`` in a folder above ``file`` (``None``: none)."""
+    return next((d / NOTE for d in file.parents if (d / NOTE).is_file()), None)
+
+
 def _note_entry(record: Path, path: Path) -> str:
     """``path`` as the note names it: relative to the record, a folder with a trailing ``/``."""
     name = path.relative_to(record).as_posix()
@@ -208,7 +213,7 @@ def stored_bytes(repo: str | PathLike[str], path: str | PathLike[str]) -> tuple[
     if file.is_file():
         return file.read_bytes(), "checkout"
     name = file.relative_to(top).as_posix()
-    note = next((d / NOTE for d in file.parents if (d / NOTE).is_file()), None)
+    note = _note_above(file)
     if note is None or top not in note.parents:
         raise GamesInGitError(f"{name}: not in the checkout, and no {NOTE} above it says where")
     commit = json.loads(note.read_text(encoding="utf-8"))["commit"]
@@ -229,7 +234,7 @@ def left_file(path: str | PathLike[str]) -> bytes | None:
     tree, or git has not that commit here.
     """
     file = Path(path).resolve()
-    note = next((d / NOTE for d in file.parents if (d / NOTE).is_file()), None)
+    note = _note_above(file)
     if file.exists() or note is None:
         return None
     try:

@@ -246,23 +246,23 @@ def _is_running_score_plot(path: Path) -> bool:
 
 
 def _header_of(data: bytes | None) -> dict[str, Any] | None:
-    """:func:`_header` of a gzip results file's bytes."""
-    if data is None:
-        return None
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as handle:
-            value = json.loads(handle.readline(1 << 20))
-    except (OSError, ValueError, EOFError):
-        return None
-    return value if isinstance(value, dict) else None
+    """:func:`_header` of a gzip results file's bytes (``None``: no bytes)."""
+    return None if data is None else _first_object(gzip.GzipFile(fileobj=io.BytesIO(data)))
 
 
 def _header(path: Path) -> dict[str, Any] | None:
     """The first line of a JSON-lines file (plain or gzip) as an object (``None``: not one)."""
     try:
         with gzip.open(path, "rb") if is_compressed(path) else path.open("rb") as handle:
-            first = handle.readline(1 << 20)
-        value = json.loads(first)
+            return _first_object(handle)
+    except OSError:
+        return None
+
+
+def _first_object(handle: io.BufferedIOBase) -> dict[str, Any] | None:
+    """The first line of a JSON-lines stream as an object (``None``: not one)."""
+    try:
+        value = json.loads(handle.readline(1 << 20))
     except (OSError, ValueError, EOFError):
         return None
     return value if isinstance(value, dict) else None
