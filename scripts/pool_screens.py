@@ -9,8 +9,7 @@ by 1, 2, ... of the matches, and a permutation test of loss clustering: if each 
 fell on games drawn at random (each match keeping its number of losses), how many games would
 be lost by two or more matches, and how often as many as observed. A small p-value says the
 losses sit on particular openings; a large one, that a loss is mostly the chance of one game.
-The four screens of ``docs/strength.md`` ("What the four screens of one setting say
-together")::
+The four screens of ``docs/strength.md`` ("Toward 97%", the S screens)::
 
     git show a643546:docs/results/strength/screen-2046/s1-own18/results.jsonl.gz > s1.jsonl.gz
     for s in s6-r4gen28 s7-r5gen35 s8-r5lrgen39; do
