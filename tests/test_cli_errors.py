@@ -64,6 +64,14 @@ def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_named_as_a_results_file_book_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    error = _refused_without_blocking(fifo, lambda: load_book(fifo, RULES))
+    assert isinstance(error, ValueError) and "not a regular file" in str(error)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_plan_whose_book_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
     from tuning.reproduction.plan import load_plan
     from tuning.reproduction.runner import match_config

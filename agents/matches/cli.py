@@ -64,7 +64,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--book",
         default=None,
-        help="opening book: a text file of GTP move lines or a folder of SGF files",
+        help=(
+            "opening book: a text file of GTP move lines, a folder of SGF files, or a recorded "
+            "match's results.jsonl[.gz] (the book it played)"
+        ),
     )
     parser.add_argument(
         "--referee",

@@ -9,28 +9,44 @@ opening cancels between the two games of a pair.
   move, and do not leave the new stone's chain with a single liberty (no self-atari).
 * An **opening book** is a text file with one opening per line, written as GTP vertices
   separated by spaces or commas (``#`` starts a comment), or a directory of ``.sgf`` files,
-  each giving the moves of its main line. Pair ``p`` plays opening ``p mod len(book)``. Only
-  regular files are read, a text book of at most :data:`MAX_BOOK_BYTES` and each SGF file of
-  at most :data:`MAX_SGF_BYTES`: a FIFO, a device such as ``/dev/zero`` or a larger file is
-  refused at once, before anything is read.
+  each giving the moves of its main line, or a recorded match's results file (a name ending in
+  ``.jsonl`` or ``.jsonl.gz``, either form found), whose header holds the book that match
+  played: its openings replay without being written out first. Pair ``p`` plays opening
+  ``p mod len(book)``. Only regular files are read, a text book of at most
+  :data:`MAX_BOOK_BYTES`, each SGF file of at most :data:`MAX_SGF_BYTES` and a results file of
+  at most :data:`MAX_RESULTS_BOOK_BYTES` as stored: a FIFO, a device such as ``/dev/zero`` or a
+  larger file is refused at once, before anything is read.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
+import json
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from agents.matches.results import ResultsError, stored_results
 from agents.regular_file import read_regular_file
+from agents.stored import is_compressed
 from go_env.coords import from_gtp
 from go_env.errors import IllegalMoveError
 from go_env.rules import Rules
 from go_env.sgf import SgfError, parse_sgf_bytes
 from go_env.state import GoState
 
-__all__ = ["MAX_BOOK_BYTES", "MAX_SGF_BYTES", "check_opening", "load_book", "random_opening"]
+__all__ = [
+    "MAX_BOOK_BYTES",
+    "MAX_RESULTS_BOOK_BYTES",
+    "MAX_SGF_BYTES",
+    "check_opening",
+    "load_book",
+    "random_opening",
+]
 
 #: The largest text opening book read (bytes): some 300,000 openings of a few moves.
 MAX_BOOK_BYTES = 16 << 20
@@ -109,18 +125,88 @@ def _read_regular(path: Path, limit: int) -> bytes:
     )
 
 
+#: The file names read as a recorded match's results file rather than as a text book.
+RESULTS_BOOK_SUFFIXES = (".jsonl", ".jsonl.gz")
+#: The largest results file read for its book (bytes, as stored): some 50,000 games.
+MAX_RESULTS_BOOK_BYTES = 256 << 20
+
+
+def _results_header(source: Path) -> dict[str, Any]:
+    """The match configuration in the header line of the results file ``source``."""
+    try:
+        stored = stored_results(source)
+    except ResultsError as exc:
+        raise ValueError(str(exc)) from None
+    if stored is None:
+        raise FileNotFoundError(f"no results file at {source} (nor its other form)")
+    data = read_regular_file(
+        stored,
+        MAX_RESULTS_BOOK_BYTES,
+        name=f"the opening book {stored}",
+        hint=" (a FIFO, device or socket); give a match's results file",
+    )
+    stream = gzip.GzipFile(fileobj=io.BytesIO(data)) if is_compressed(stored) else io.BytesIO(data)
+    try:
+        header = json.loads(stream.readline(MAX_BOOK_BYTES))
+    except (OSError, EOFError, ValueError):
+        header = None
+    if not (
+        isinstance(header, dict)
+        and header.get("kind") == "header"
+        and isinstance(header.get("match"), dict)
+    ):
+        raise ValueError(
+            f"the opening book {stored} is not a match's results file (its first line is not "
+            'the header {"kind": "header", ..., "match": {...}})'
+        )
+    return header["match"]
+
+
+def _results_book(source: Path, rules: Rules) -> list[tuple[tuple[int, ...], str]]:
+    """The openings a recorded match played, from its results file's header."""
+    match = _results_header(source)
+    played = match["rules"].get("size") if isinstance(match.get("rules"), dict) else None
+    if played != rules.size:
+        raise ValueError(
+            f"the opening book {source} holds the openings of a {played}x{played} match, "
+            f"this match is {rules.size}x{rules.size}"
+        )
+    openings = match.get("book")
+    if not openings:
+        raise ValueError(
+            f"the opening book {source} holds no opening: its match played random openings "
+            f"(seed {match.get('seed')}, {match.get('opening_moves')} moves); give --seed and "
+            "--opening-moves for the same openings"
+        )
+    if not isinstance(openings, list) or not all(
+        isinstance(opening, list)
+        and all(isinstance(m, int) and not isinstance(m, bool) for m in opening)
+        for opening in openings
+    ):
+        raise ValueError(f"the opening book {source}: its header's book is not lists of moves")
+    return [(tuple(opening), f"{source}, opening {i}") for i, opening in enumerate(openings, 1)]
+
+
 def load_book(path: str | PathLike[str], rules: Rules) -> tuple[tuple[int, ...], ...]:
     """Read an opening book (see the module docstring) and check every opening.
 
     Raises:
         ValueError: When the book is empty, a vertex is malformed, an opening is illegal
-            (the message names the line or file), or a file is not a regular file or is too
-            large (:data:`MAX_BOOK_BYTES`, :data:`MAX_SGF_BYTES`).
+            (the message names the line, opening or file), a file is not a regular file or
+            is too large (:data:`MAX_BOOK_BYTES`, :data:`MAX_SGF_BYTES`), or a results file
+            is not one, is of another board size or played no book.
         OSError: When the file cannot be read.
     """
     source = Path(path)
     book: list[tuple[tuple[int, ...], str]] = []
-    if source.is_dir():
+    if source.name.endswith(RESULTS_BOOK_SUFFIXES) and not source.is_dir():
+        book = _results_book(source, rules)
+    elif source.suffix == ".json" and not source.is_dir():
+        raise ValueError(
+            f"the opening book {source} is a JSON file: give a text book, a folder of .sgf "
+            "files, or a match's results file (its results.jsonl or results.jsonl.gz)"
+        )
+    elif source.is_dir():
         for sgf in sorted(source.glob("*.sgf")):
             try:
                 record = parse_sgf_bytes(_read_regular(sgf, MAX_SGF_BYTES))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import subprocess
 import sys
@@ -135,6 +136,42 @@ def test_opening_books_from_text_and_sgf(tmp_path: Path) -> None:
     text.write_text("# nothing\n")
     with pytest.raises(ValueError, match="holds no opening"):
         load_book(text, rules)
+
+
+def test_an_opening_book_from_a_recorded_matchs_results_file(tmp_path: Path) -> None:
+    """A results file's header holds the book its match played; --book replays it."""
+    rules = Rules(size=9)
+    text = tmp_path / "book.txt"
+    text.write_text("E5 C3\nd4 f6 c7\n")
+    book = load_book(text, rules)
+    config = MatchConfig(agent_a="random", agent_b="random", games=2, rules=rules, book=book)
+    plain = tmp_path / "match" / "results.jsonl"
+    run_match(config, results=plain, workers=1)
+    assert load_book(plain, rules) == book
+    packed = tmp_path / "recorded" / "results.jsonl.gz"
+    packed.parent.mkdir()
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert load_book(packed, rules) == book
+    assert load_book(tmp_path / "recorded" / "results.jsonl", rules) == book  # either name
+
+    with pytest.raises(ValueError, match="openings of a 9x9 match, this match is 7x7"):
+        load_book(plain, Rules(size=7))
+    randoms = tmp_path / "random" / "results.jsonl"
+    run_match(dataclasses.replace(config, book=(), seed=5), results=randoms, workers=1)
+    with pytest.raises(
+        ValueError, match=r"played random openings \(seed 5, 2 moves\); give --seed"
+    ):
+        load_book(randoms, rules)
+    metrics = tmp_path / "metrics.jsonl"
+    metrics.write_text('{"step": 1}\n')
+    with pytest.raises(ValueError, match="is not a match's results file"):
+        load_book(metrics, rules)
+    with pytest.raises(FileNotFoundError, match="no results file"):
+        load_book(tmp_path / "missing.jsonl", rules)
+    summary = tmp_path / "match" / "summary.json"
+    summary.write_text("{}")
+    with pytest.raises(ValueError, match=r"is a JSON file: give .* results\.jsonl or"):
+        load_book(summary, rules)
 
 
 def test_match_config_validation() -> None:
