@@ -56,16 +56,9 @@ def _refused_without_blocking(fifo: Path, load: object) -> BaseException:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path) -> None:
-    fifo = tmp_path / "book.txt"
-    os.mkfifo(fifo)
-    error = _refused_without_blocking(fifo, lambda: load_book(fifo, RULES))
-    assert isinstance(error, ValueError) and "not a regular file" in str(error)
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_a_fifo_named_as_a_results_file_book_is_refused_at_once(tmp_path: Path) -> None:
-    fifo = tmp_path / "results.jsonl"
+@pytest.mark.parametrize("name", ["book.txt", "results.jsonl"])  # a text book, a results file
+def test_a_fifo_as_book_is_refused_at_once(tmp_path: Path, name: str) -> None:
+    fifo = tmp_path / name
     os.mkfifo(fifo)
     error = _refused_without_blocking(fifo, lambda: load_book(fifo, RULES))
     assert isinstance(error, ValueError) and "not a regular file" in str(error)
