@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.matches.match import seconds_per_move
 from agents.matches.results import ResultsError, read_results, stored_results
 from agents.matches.stats import Tally, estimate
 
@@ -38,15 +39,10 @@ def _finite(x: float) -> float | None:
 def match_row(folder: Path) -> dict[str, Any]:
     """One match's row: its name, line and generation (``None`` for a reference), score, Elo."""
     match, games = read_results(folder)
-    tally = Tally(
-        wins=sum(g.score_a == 1.0 for g in games.values()),
-        draws=sum(g.score_a == 0.5 for g in games.values()),
-        losses=sum(g.score_a == 0.0 for g in games.values()),
-    )
+    tally = Tally.from_scores(g.score_a for g in games.values())
     est = estimate(tally)
     named = GENERATION.match(folder.name)
-    seconds = sum(g.time_black if g.a_black else g.time_white for g in games.values())
-    moves = sum(g.moves_black if g.a_black else g.moves_white for g in games.values())
+    seconds_a, _ = seconds_per_move(games.values())
     return {
         "name": folder.name,
         "line": named["line"] if named else None,
@@ -60,7 +56,7 @@ def match_row(folder: Path) -> dict[str, Any]:
         "elo": _finite(est.elo),
         "elo_low": _finite(est.elo_low),
         "elo_high": _finite(est.elo_high),
-        "seconds_per_move": seconds / moves if moves else None,
+        "seconds_per_move": _finite(seconds_a),
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,7 @@ from go_env.rules import Rules
 from go_env.state import Color
 from go_env.validation import check_int
 
-__all__ = ["MAX_GAMES", "ArenaError", "MatchConfig", "MatchResult"]
+__all__ = ["MAX_GAMES", "ArenaError", "MatchConfig", "MatchResult", "seconds_per_move"]
 
 MAX_GAMES = 1_000_000
 """The most games a match may have (a bound like the agents' ``sims``: a larger number would
@@ -130,6 +131,20 @@ class MatchConfig:
         return int(a), int(b)
 
 
+def seconds_per_move(games: Iterable[GameOutcome]) -> tuple[float, float]:
+    """Mean thinking time per move of agent A and of agent B in ``games`` (NaN without moves)."""
+    time_a = moves_a = time_b = moves_b = 0.0
+    for g in games:
+        ta, ma, tb, mb = (g.time_black, g.moves_black, g.time_white, g.moves_white)
+        if not g.a_black:
+            ta, ma, tb, mb = tb, mb, ta, ma
+        time_a, moves_a, time_b, moves_b = time_a + ta, moves_a + ma, time_b + tb, moves_b + mb
+    return (
+        time_a / moves_a if moves_a else math.nan,
+        time_b / moves_b if moves_b else math.nan,
+    )
+
+
 @dataclass
 class MatchResult:
     """The games of a match (in index order) and their statistics, from agent A's side.
@@ -174,16 +189,7 @@ class MatchResult:
 
     def seconds_per_move(self) -> tuple[float, float]:
         """Mean thinking time per move of agent A and of agent B (NaN without moves)."""
-        time_a = moves_a = time_b = moves_b = 0.0
-        for g in self.games:
-            ta, ma, tb, mb = (g.time_black, g.moves_black, g.time_white, g.moves_white)
-            if not g.a_black:
-                ta, ma, tb, mb = tb, mb, ta, ma
-            time_a, moves_a, time_b, moves_b = time_a + ta, moves_a + ma, time_b + tb, moves_b + mb
-        return (
-            time_a / moves_a if moves_a else math.nan,
-            time_b / moves_b if moves_b else math.nan,
-        )
+        return seconds_per_move(self.games)
 
     def summary(self) -> dict[str, Any]:
         """The statistics as a JSON-ready dict (non-finite numbers as strings)."""

@@ -21,8 +21,6 @@ opening cancels between the two games of a pair.
 from __future__ import annotations
 
 import gzip
-import io
-import json
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -30,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.matches.results import ResultsError, stored_results
-from agents.regular_file import read_regular_file
+from agents.matches.results import ResultsError, header_match, stored_results
+from agents.regular_file import open_regular_file, read_regular_file
 from agents.stored import is_compressed
 from go_env.coords import from_gtp
 from go_env.errors import IllegalMoveError
@@ -139,27 +137,20 @@ def _results_header(source: Path) -> dict[str, Any]:
         raise ValueError(str(exc)) from None
     if stored is None:
         raise FileNotFoundError(f"no results file at {source} (nor its other form)")
-    data = read_regular_file(
+    with open_regular_file(
         stored,
         MAX_RESULTS_BOOK_BYTES,
         name=f"the opening book {stored}",
         hint=" (a FIFO, device or socket); give a match's results file",
-    )
-    stream = gzip.GzipFile(fileobj=io.BytesIO(data)) if is_compressed(stored) else io.BytesIO(data)
-    try:
-        header = json.loads(stream.readline(MAX_BOOK_BYTES))
-    except (OSError, EOFError, ValueError):
-        header = None
-    if not (
-        isinstance(header, dict)
-        and header.get("kind") == "header"
-        and isinstance(header.get("match"), dict)
-    ):
+    ) as handle:
+        stream = gzip.GzipFile(fileobj=handle) if is_compressed(stored) else handle
+        match = header_match(stream, MAX_BOOK_BYTES)
+    if match is None:
         raise ValueError(
             f"the opening book {stored} is not a match's results file (its first line is not "
             'the header {"kind": "header", ..., "match": {...}})'
         )
-    return header["match"]
+    return match
 
 
 def _results_book(source: Path, rules: Rules) -> list[tuple[tuple[int, ...], str]]:

@@ -30,10 +30,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import zlib
 from dataclasses import asdict, dataclass, fields
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agents.stored import (
     COMPRESSED_SUFFIX,
@@ -53,6 +54,7 @@ __all__ = [
     "ResultsError",
     "ResultsFile",
     "comparable_match",
+    "header_match",
     "read_results",
     "stored_results",
 ]
@@ -363,6 +365,25 @@ def comparable_match(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, 
     if "networks" in theirs:
         return ours
     return {k: v for k, v in ours.items() if k != "networks"}
+
+
+class _Lines(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def header_match(stream: _Lines, limit: int = -1) -> dict[str, Any] | None:
+    """The ``match`` of the header line ``stream`` starts with (``None``: no arena header).
+
+    Reads that line only, at most ``limit`` bytes of it (-1: all of it).
+    """
+    try:
+        header = json.loads(stream.readline(limit))
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict) or header.get("kind") != "header":
+        return None
+    match = header.get("match")
+    return match if isinstance(match, dict) else None
 
 
 def read_results(path: str | PathLike[str]) -> tuple[dict[str, Any], dict[int, GameOutcome]]:

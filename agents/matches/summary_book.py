@@ -19,12 +19,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import zlib
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from agents.matches.results import RESULTS_NAME, ResultsError, stored_results
+from agents.matches.results import RESULTS_NAME, ResultsError, header_match, stored_results
 from agents.stored import COMPRESSED_SUFFIX, is_compressed
 
 __all__ = [
@@ -76,19 +75,10 @@ def is_book_reference(value: Any) -> bool:
 def _header_match(path: Path) -> dict[str, Any] | None:
     """The ``match`` of a results file's header line (``None``: no arena header there)."""
     try:
-        if is_compressed(path):
-            with gzip.open(path, "rb") as packed:
-                line = packed.readline()
-        else:
-            with path.open("rb") as plain:
-                line = plain.readline()
-        header = json.loads(line)
-    except (OSError, EOFError, zlib.error, ValueError, RecursionError):
+        with gzip.open(path, "rb") if is_compressed(path) else path.open("rb") as handle:
+            return header_match(handle)
+    except OSError:
         return None
-    if not isinstance(header, dict) or header.get("kind") != "header":
-        return None
-    match = header.get("match")
-    return match if isinstance(match, dict) else None
 
 
 def _results_of(folder: Path, name: str = RESULTS_NAME) -> Path | None:
