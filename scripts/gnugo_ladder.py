@@ -11,8 +11,8 @@ other name for a reference network (``supervised``); each holds the match's resu
 (``results.jsonl`` or ``.jsonl.gz``). The command prints one Markdown table row a match (score,
 its 95% Wilson interval, Elo with its interval, A's seconds a move) and draws the lines' Elo
 by generation with :func:`agents.nets.training.plots.plot_elo` (a saturated score, every game
-lost or won, as a bound). Every match must have played the same opponent; a folder without a
-results file is reported and left out.
+lost or won, as a bound; each reference network's Elo a dashed line across). Every match
+must have played the same opponent; a folder without a results file is reported and left out.
 """
 
 from __future__ import annotations
@@ -118,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         curves = [
             {**r, "anchor": f"GNU Go ({r['line']} line)"} for r in rows if r["line"] is not None
         ]
-        written = plot_elo(curves, args.plot) if curves else None
+        references = [
+            (r["name"], r["elo"]) for r in rows if r["line"] is None and r["elo"] is not None
+        ]
+        written = plot_elo(curves, args.plot, references=references) if curves else None
         if written:
             print(f"plot: {written}")
         else:

@@ -133,7 +133,12 @@ def plot_gate(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path
     )
 
 
-def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path | None:
+def plot_elo(
+    rows: Sequence[dict[str, Any]],
+    path: str | PathLike[str],
+    *,
+    references: Sequence[tuple[str, float]] = (),
+) -> Path | None:
     """Plot the Elo of the best network against each ladder anchor by generation.
 
     Rows hold ``generation``, ``anchor``, ``elo``, ``elo_low``, ``elo_high`` (``None`` for an
@@ -142,6 +147,8 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
     has no point on the curve; its finite bound is drawn as a triangle pointing the way the
     Elo lies (up: at least this much; down: at most). Saturated matches of 40 games share
     one bound, so each anchor's triangles are shifted a little sideways to stay apart.
+    ``references`` are networks outside the lines, ``(label, elo)`` against the same anchor:
+    each is a dashed horizontal line across the plot, in the legend.
     """
     plt = _pyplot()
     if plt is None or not rows:
@@ -168,6 +175,9 @@ def plot_elo(rows: Sequence[dict[str, Any]], path: str | PathLike[str]) -> Path 
                 px, py = zip(*points, strict=True)
                 px = tuple(x + shift for x in px)
                 ax.plot(px, py, marker, color=color, markersize=8, linestyle="none")
+    for k, (label, elo) in enumerate(references):
+        color = f"C{len(names) + k}"
+        ax.axhline(elo, color=color, lw=1.2, linestyle="--", label=f"{label} ({elo:+.0f})")
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo of the best network vs the anchor (95%)")

@@ -169,3 +169,24 @@ def test_elo_plot_draws_every_anchor_and_saturated_bounds(tmp_path) -> None:
         assert image.format == "PNG" and image.mode == "P" and image.size == (560, 360)
         assert len(image.getcolors()) > 4  # the curves' colours survive the palette
     assert plot_elo([], tmp_path / "none.png") is None
+
+
+def test_elo_plot_draws_each_reference_as_a_dashed_line(tmp_path, monkeypatch) -> None:
+    from agents.nets.training import plots
+
+    drawn = {}
+
+    def keep(plt, fig, path):
+        drawn["lines"] = [(line.get_label(), line.get_linestyle()) for line in fig.axes[0].lines]
+        drawn["ys"] = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+        return plots_save(plt, fig, path)
+
+    plots_save = plots._save
+    monkeypatch.setattr(plots, "_save", keep)
+    rows = [{"generation": 8, "anchor": "GNU Go", "elo": 53.0, "elo_low": -55.0, "elo_high": 160.0}]
+    path = plot_elo(rows, tmp_path / "elo.png", references=[("supervised", 108.0), ("b6", -40.0)])
+    assert path is not None and path.stat().st_size > 0
+    assert ("supervised (+108)", "--") in drawn["lines"]
+    assert ("b6 (-40)", "--") in drawn["lines"]
+    assert drawn["ys"]["supervised (+108)"] == [108.0, 108.0]
+    assert ("vs GNU Go", "-") in drawn["lines"]
