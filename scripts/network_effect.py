@@ -1,8 +1,8 @@
-"""The analysis fixed in experiments/paper-net-9x9.toml: does the network change the verdicts?
+r"""The analysis fixed in experiments/paper-net-9x9.toml: does the network change the verdicts?
 
-Reads the match rows of the plan (``--plan``, the rows played with the self-play network
-``paper-9x9``) and of the reproduction (``--base``, the same rows with the supervised
-network), and for every match row of the plan:
+Reads the match rows of the plan (``--plan``, by default the rows played with the self-play
+network ``paper-9x9``) and of a plan they pair with (``--base``, by default the reproduction:
+the same rows with the supervised network), and for every match row of the plan:
 
 1. its score against 50% (95% Wilson interval, two-sided exact binomial test, draws dropped);
 2. the sign test against the ``--base`` row of the same id on the games both played (same
@@ -16,6 +16,8 @@ only when every row is complete. Writes ``network-effect.json`` into the plan's 
 folder (or ``--out``) and prints a table::
 
     python scripts/network_effect.py
+    python scripts/network_effect.py --plan experiments/paper-net-g70-9x9.toml \
+        --base experiments/paper-net-9x9.toml --primary recheck-n800-tau27
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PRIMARY = "coulom-2-16"
-"""The primary test declared in the plan before its first game."""
+"""The primary test declared in experiments/paper-net-9x9.toml before its first game; another
+plan names its own with ``--primary`` (experiments/paper-net-g70-9x9.toml)."""
 
 REPORT_KEYS = ("number", "winrate", "estimate", "posterior_mean", "posterior_sd", "selection_bias")
 """The keys of a study's recommended point that the analysis reports."""
@@ -95,12 +98,20 @@ def study_report(folder: Path) -> dict[str, Any] | None:
     return {key: best[key] for key in REPORT_KEYS if key in best} | {"params": best.get("params")}
 
 
-def analyse(plan: Any, base_plan: Any) -> dict[str, Any]:
-    """The whole analysis (module docstring) as a JSON-ready dict."""
+def analyse(plan: Any, base_plan: Any, primary: str = PRIMARY) -> dict[str, Any]:
+    """The whole analysis (module docstring) as a JSON-ready dict.
+
+    ``primary`` is the id of the match row whose test the plan declared primary.
+    """
     from tuning.dose_response import holm, load_rows
-    from tuning.reproduction.plan import StudyRow
+    from tuning.reproduction.plan import PlanError, StudyRow
 
     rows = load_rows(plan)
+    if primary not in rows:
+        raise PlanError(
+            f"the primary row {primary!r} is not a match row of {plan.name}: "
+            f"its match rows are {', '.join(rows)}"
+        )
     base = load_rows(base_plan)
     matches = [analyse_row(row, base.get(row.id)) for row in rows.values()]
     played = {m["id"]: m["p"] for m in matches if "p" in m}
@@ -115,7 +126,7 @@ def analyse(plan: Any, base_plan: Any) -> dict[str, Any]:
     return {
         "plan": plan.name,
         "base": base_plan.name,
-        "primary": PRIMARY,
+        "primary": primary,
         "complete": complete and all(v is not None for v in studies.values()),
         "rows": matches,
         "studies": studies,
@@ -134,7 +145,7 @@ def _pct(x: float) -> str:
 def render(result: Mapping[str, Any]) -> str:
     """The analysis as a Markdown table and lines."""
     lines = [
-        "| row | N | this plan: score [95%] | verdict | supervised network | verdict | "
+        f"| row | N | this plan: score [95%] | verdict | {result['base']} | verdict | "
         "paired: this only / base only, p | Holm p |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -172,6 +183,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--plan", default=str(ROOT / "experiments/paper-net-9x9.toml"))
     parser.add_argument("--base", default=str(ROOT / "experiments/li-lim-9x9.toml"))
     parser.add_argument("--out", default=None, help="output folder (default: the plan's out)")
+    parser.add_argument(
+        "--primary",
+        default=PRIMARY,
+        help=f"the id of the row the plan declares primary (default: {PRIMARY})",
+    )
     args = parser.parse_args(argv)
 
     from agents.matches.results import ResultsError
@@ -179,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         plan = load_plan(args.plan)
-        result = analyse(plan, load_plan(args.base))
+        result = analyse(plan, load_plan(args.base), args.primary)
     except (OSError, PlanError, ResultsError) as exc:
         print(f"network_effect: error: {exc}", file=sys.stderr)
         return 2

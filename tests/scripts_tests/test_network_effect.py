@@ -59,3 +59,19 @@ def test_the_plan_before_its_games_and_a_bad_plan(effect, tmp_path, capsys) -> N
         assert not result["complete"]
     assert effect.main(["--plan", str(tmp_path / "none.toml"), "--out", str(tmp_path)]) == 2
     assert "network_effect: error" in capsys.readouterr().err
+
+
+def test_a_plan_names_its_own_primary_row(effect, tmp_path, capsys) -> None:
+    plan = str(ROOT / "experiments" / "paper-net-g70-9x9.toml")
+    base = str(ROOT / "experiments" / "paper-net-9x9.toml")
+    args = ["--plan", plan, "--base", base, "--out", str(tmp_path)]
+    assert effect.main([*args, "--primary", "recheck-n800-tau27"]) == 0
+    result = json.loads((tmp_path / "network-effect.json").read_text())
+    assert result["primary"] == "recheck-n800-tau27" and result["base"] == "paper-net-9x9"
+    assert result["rows"][0]["id"] == "recheck-n800-tau27"
+    assert "| verdict | paper-net-9x9 | verdict |" in capsys.readouterr().out
+    # A primary the plan does not hold (a study row, or a typo) is refused with the choices.
+    assert effect.main([*args, "--primary", "bo-softmax"]) == 2
+    err = capsys.readouterr().err
+    assert "'bo-softmax' is not a match row of paper-net-g70-9x9" in err
+    assert "recheck-n800-tau27, softmax-g-2, aa-mean, coulom-2-16, coulom-2-16-n800" in err
