@@ -65,17 +65,22 @@ def _half(row: Any) -> dict[str, Any]:
 
 def analyse_row(row: Any, base: Any | None) -> dict[str, Any]:
     """Items 1-3 for one match row (``base``: its counterpart, or ``None``)."""
-    from tuning.dose_response import paired_test
-
     out: dict[str, Any] = {"id": row.id, "label": row.label, "sims": row.sims}
     if not row.games:
         return {**out, "status": "not played"}
     out.update(_half(row))
+    return {**out, "base": against_base(row, out, base)}
+
+
+def against_base(row: Any, mine: Mapping[str, Any], base: Any | None) -> dict[str, Any] | None:
+    """Item 2 and the verdicts of item 3 for a played row against one counterpart."""
+    from tuning.dose_response import paired_test
+
     if base is None or not base.games:
-        return {**out, "base": None}
+        return None
     theirs = _half(base)
     paired = paired_test(row, base)
-    out["base"] = {
+    return {
         **theirs,
         "paired": {
             "games": paired.games,
@@ -83,10 +88,9 @@ def analyse_row(row: Any, base: Any | None) -> dict[str, Any]:
             "base_only": paired.second_only,
             "p": paired.p,
         },
-        "difference": out["rate"] - theirs["rate"],
-        "verdict_changed": out["verdict"] != theirs["verdict"],
+        "difference": mine["rate"] - theirs["rate"],
+        "verdict_changed": mine["verdict"] != theirs["verdict"],
     }
-    return out
 
 
 def study_report(folder: Path) -> dict[str, Any] | None:
@@ -98,10 +102,14 @@ def study_report(folder: Path) -> dict[str, Any] | None:
     return {key: best[key] for key in REPORT_KEYS if key in best} | {"params": best.get("params")}
 
 
-def analyse(plan: Any, base_plan: Any, primary: str = PRIMARY) -> dict[str, Any]:
+def analyse(
+    plan: Any, base_plan: Any, primary: str = PRIMARY, others: Sequence[Any] = ()
+) -> dict[str, Any]:
     """The whole analysis (module docstring) as a JSON-ready dict.
 
-    ``primary`` is the id of the match row whose test the plan declared primary.
+    ``primary`` is the id of the match row whose test the plan declared primary. ``others``
+    are more plans to pair with, after ``base_plan``: each played row's ``bases`` holds
+    items 2 and 3 against every one of them by plan name (``base`` is the first's).
     """
     from tuning.dose_response import holm, load_rows
     from tuning.reproduction.plan import PlanError, StudyRow
@@ -114,6 +122,11 @@ def analyse(plan: Any, base_plan: Any, primary: str = PRIMARY) -> dict[str, Any]
         )
     base = load_rows(base_plan)
     matches = [analyse_row(row, base.get(row.id)) for row in rows.values()]
+    if others:
+        bases = [(base_plan.name, base), *((o.name, load_rows(o)) for o in others)]
+        for m, row in zip(matches, rows.values(), strict=True):
+            if "p" in m:
+                m["bases"] = {name: against_base(row, m, b.get(row.id)) for name, b in bases}
     played = {m["id"]: m["p"] for m in matches if "p" in m}
     adjusted = holm(played) if played else {}
     for m in matches:
@@ -126,6 +139,7 @@ def analyse(plan: Any, base_plan: Any, primary: str = PRIMARY) -> dict[str, Any]
     return {
         "plan": plan.name,
         "base": base_plan.name,
+        "bases": [base_plan.name, *(o.name for o in others)],
         "primary": primary,
         "complete": complete and all(v is not None for v in studies.values()),
         "rows": matches,
@@ -143,9 +157,22 @@ def _pct(x: float) -> str:
 
 
 def render(result: Mapping[str, Any]) -> str:
-    """The analysis as a Markdown table and lines."""
+    """The analysis as a Markdown table a base plan, and lines."""
+    lines: list[str] = []
+    for k, name in enumerate(result.get("bases") or [result["base"]]):
+        lines += [""] if k else []
+        lines += _table(result, name, key="base" if k == 0 else None)
+    for name, report in result["studies"].items():
+        shown = "not finished" if report is None else json.dumps(report)
+        lines.append(f"\nstudy `{name}`: {shown}")
+    lines.append(f"\ncomplete: {result['complete']}")
+    return "\n".join(lines)
+
+
+def _table(result: Mapping[str, Any], name: str, key: str | None) -> list[str]:
+    """The rows against base plan ``name`` (``key``: the rows' own field for it, if any)."""
     lines = [
-        f"| row | N | this plan: score [95%] | verdict | {result['base']} | verdict | "
+        f"| row | N | this plan: score [95%] | verdict | {name} | verdict | "
         "paired: this only / base only, p | Holm p |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -155,7 +182,7 @@ def render(result: Mapping[str, Any]) -> str:
             continue
         low, high = m["interval"]
         mine = f"{_pct(m['rate'])} [{_pct(low)}, {_pct(high)}], {m['games']} games"
-        base = m.get("base")
+        base = m.get(key) if key else m.get("bases", {}).get(name)
         if base is None:
             theirs, their_verdict, paired = "-", "-", "-"
         else:
@@ -170,24 +197,73 @@ def render(result: Mapping[str, Any]) -> str:
             f"| `{m['id']}`{primary} | {m['sims']} | {mine} | {m['verdict']} | {theirs} | "
             f"{their_verdict} | {paired} | {m.get('p_holm', float('nan')):.3g} |"
         )
-    for name, report in result["studies"].items():
-        shown = "not finished" if report is None else json.dumps(report)
-        lines.append(f"\nstudy `{name}`: {shown}")
-    lines.append(f"\ncomplete: {result['complete']}")
-    return "\n".join(lines)
+    return lines
+
+
+def plot(result: Mapping[str, Any], path: Path) -> Path | None:
+    """Each played row's score with its 95% interval: this plan's, then each base plan's."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    from agents.figures import save_figure
+
+    rows = [m for m in result["rows"] if "p" in m]
+    if not rows:
+        return None
+    names = result.get("bases") or [result["base"]]
+    series: list[tuple[str, list[Any]]] = [(result["plan"], list(rows))]
+    for k, name in enumerate(names):
+        series.append((name, [m["base"] if k == 0 else m.get("bases", {}).get(name) for m in rows]))
+    fig, ax = plt.subplots(figsize=(7.0, 1.4 + 0.45 * len(rows)))
+    height = 0.7 / len(series)
+    for s, (label, points) in enumerate(series):
+        xs: list[float] = []
+        ys: list[float] = []
+        errs: list[list[float]] = [[], []]
+        for i, point in enumerate(points):
+            if point is None:
+                continue
+            low, high = point["interval"]
+            ys.append(i - 0.35 + height * (s + 0.5))
+            xs.append(100 * point["rate"])
+            errs[0].append(100 * (point["rate"] - low))
+            errs[1].append(100 * (high - point["rate"]))
+        ax.errorbar(xs, ys, xerr=errs, fmt="o", capsize=3, label=label)
+    ax.axvline(50.0, color="grey", lw=0.8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{m['id']} (N = {m['sims']})" for m in rows], fontsize="small")
+    ax.invert_yaxis()  # the plan's order, top down
+    ax.set_xlabel("candidate's score against the mean (%, 95% interval)")
+    ax.grid(alpha=0.3, axis="x")
+    ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()
+    out = save_figure(fig, path, dpi=80)
+    plt.close(fig)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print (and write) the analysis; 0 on success, 2 on an unreadable plan or file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plan", default=str(ROOT / "experiments/paper-net-9x9.toml"))
-    parser.add_argument("--base", default=str(ROOT / "experiments/li-lim-9x9.toml"))
+    parser.add_argument(
+        "--base",
+        nargs="+",
+        default=[str(ROOT / "experiments/li-lim-9x9.toml")],
+        help="the plan (or plans) whose rows of the same ids pair with the plan's; the first "
+        "is the JSON's base",
+    )
     parser.add_argument("--out", default=None, help="output folder (default: the plan's out)")
     parser.add_argument(
         "--primary",
         default=PRIMARY,
         help=f"the id of the row the plan declares primary (default: {PRIMARY})",
     )
+    parser.add_argument("--plot", type=Path, help="draw each row's score beside the bases' here")
     args = parser.parse_args(argv)
 
     from agents.matches.results import ResultsError
@@ -195,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         plan = load_plan(args.plan)
-        result = analyse(plan, load_plan(args.base), args.primary)
+        bases = [load_plan(b) for b in args.base]
+        result = analyse(plan, bases[0], args.primary, bases[1:])
     except (OSError, PlanError, ResultsError) as exc:
         print(f"network_effect: error: {exc}", file=sys.stderr)
         return 2
@@ -203,6 +280,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "network-effect.json").write_text(json.dumps(result, indent=1) + "\n")
     print(render(result))
+    if args.plot:
+        written = plot(result, args.plot)
+        print(f"plot: {written}" if written else "plot: none (no row played, or no matplotlib)")
     return 0
 
 

@@ -75,3 +75,27 @@ def test_a_plan_names_its_own_primary_row(effect, tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "'bo-softmax' is not a match row of paper-net-g70-9x9" in err
     assert "recheck-n800-tau27, softmax-g-2, aa-mean, coulom-2-16, coulom-2-16-n800" in err
+
+
+def test_rows_pair_with_every_base_plan_and_are_drawn(effect, tmp_path, capsys) -> None:
+    """Two base plans: the rows carry both comparisons (the first is also ``base``), the
+    printout has a table for each, and the plot draws the plan's rows beside theirs."""
+    recorded = str(ROOT / "experiments" / "li-lim-9x9.toml")
+    elsewhere = str(ROOT / "experiments" / "paper-net-g70-9x9.toml")  # its rows: not on disk
+    plot = tmp_path / "scores.png"
+    args = ["--plan", recorded, "--base", recorded, elsewhere, "--out", str(tmp_path)]
+    assert effect.main([*args, "--plot", str(plot)]) == 0
+    result = json.loads((tmp_path / "network-effect.json").read_text())
+    assert result["bases"] == ["li-lim-9x9", "paper-net-g70-9x9"]
+    rows = {m["id"]: m for m in result["rows"]}
+    both = rows["recheck-n800-tau27"]["bases"]
+    assert both["li-lim-9x9"] == rows["recheck-n800-tau27"]["base"]
+    assert both["li-lim-9x9"]["paired"]["this_only"] == 0
+    assert rows["coulom-4-32"]["bases"]["li-lim-9x9"]["verdict"] == "below"
+    if not (ROOT / "runs" / "reproduction" / "paper-net-g70-9x9").exists():
+        assert both["paper-net-g70-9x9"] is None
+    out = capsys.readouterr().out
+    assert "| verdict | li-lim-9x9 | verdict |" in out
+    assert "| verdict | paper-net-g70-9x9 | verdict |" in out
+    assert "| `recheck-n800-tau27` | 800 | 42.5 [35.9, 49.4], 200 games | below |" in out
+    assert f"plot: {plot}" in out and plot.read_bytes().startswith(b"\x89PNG")
