@@ -42,6 +42,14 @@ FROZEN: dict[str, dict[str, str | None]] = {
         "recheck-n800-tau27": "9e68c777450e1d277fa1125b667a23e159667e01abdb1290c0177e969550ed48",
         "coulom-2-16-n800": "951a6cd9a5d5bf6f318ab5832b8314862c80c66e7dc9509991491ed0e81b7aa4",
     },
+    # the replication with generation 70 (docs/network-effect.md): as its rows' row.json
+    "paper-net-g70-9x9.toml": {
+        "recheck-n800-tau27": "949fe3bc01a9dedd4d32ac72a938e83674b5414349c1d249404f9a422005ff97",
+        "softmax-g-2": "9afd78199378a14d14738e21f4b230fb52aa3706e918fb26f867087c3e69345d",
+        "aa-mean": "274d824378182140f55956aaed9785dd0f25bf748d2a7099fc4d27b99815db54",
+        "coulom-2-16": "713f5e0dfcf3e9ffb5294720a7c62df57919e74c56ceed384b402b503ff123c1",
+        "coulom-2-16-n800": "6a6c090757fda217d7999c72a38ecd5576bd9223974829e64c5cf53af3275bd9",
+    },
     "li-lim-9x9.toml": {
         "aa-mean": "f88df003f4851b5c1aea15ce127b9f584040fd656c4b9684f8fd12650671445d",
         "coulom-2-16": "e148bb4a422aa114a5e2b95d0efc8a26c6ef62d83ef428754122f81408c1a167",
