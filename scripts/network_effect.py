@@ -123,10 +123,12 @@ def analyse(
     base = load_rows(base_plan)
     matches = [analyse_row(row, base.get(row.id)) for row in rows.values()]
     if others:
-        bases = [(base_plan.name, base), *((o.name, load_rows(o)) for o in others)]
+        more = [(o.name, load_rows(o)) for o in others]
         for m, row in zip(matches, rows.values(), strict=True):
-            if "p" in m:
-                m["bases"] = {name: against_base(row, m, b.get(row.id)) for name, b in bases}
+            if "p" in m:  # the first base's comparison is the row's own ``base``
+                m["bases"] = {base_plan.name: m["base"]} | {
+                    name: against_base(row, m, b.get(row.id)) for name, b in more
+                }
     played = {m["id"]: m["p"] for m in matches if "p" in m}
     adjusted = holm(played) if played else {}
     for m in matches:
@@ -156,12 +158,17 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+def comparison(result: Mapping[str, Any], row: Mapping[str, Any], name: str) -> Any:
+    """Played row ``row``'s comparison with base plan ``name`` (``None`` where it has none)."""
+    return (row.get("bases") or {result["base"]: row.get("base")}).get(name)
+
+
 def render(result: Mapping[str, Any]) -> str:
     """The analysis as a Markdown table a base plan, and lines."""
     lines: list[str] = []
-    for k, name in enumerate(result.get("bases") or [result["base"]]):
+    for k, name in enumerate(result["bases"]):
         lines += [""] if k else []
-        lines += _table(result, name, key="base" if k == 0 else None)
+        lines += _table(result, name)
     for name, report in result["studies"].items():
         shown = "not finished" if report is None else json.dumps(report)
         lines.append(f"\nstudy `{name}`: {shown}")
@@ -169,8 +176,8 @@ def render(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _table(result: Mapping[str, Any], name: str, key: str | None) -> list[str]:
-    """The rows against base plan ``name`` (``key``: the rows' own field for it, if any)."""
+def _table(result: Mapping[str, Any], name: str) -> list[str]:
+    """The rows against base plan ``name``."""
     lines = [
         f"| row | N | this plan: score [95%] | verdict | {name} | verdict | "
         "paired: this only / base only, p | Holm p |",
@@ -182,7 +189,7 @@ def _table(result: Mapping[str, Any], name: str, key: str | None) -> list[str]:
             continue
         low, high = m["interval"]
         mine = f"{_pct(m['rate'])} [{_pct(low)}, {_pct(high)}], {m['games']} games"
-        base = m.get(key) if key else m.get("bases", {}).get(name)
+        base = comparison(result, m, name)
         if base is None:
             theirs, their_verdict, paired = "-", "-", "-"
         else:
@@ -214,10 +221,8 @@ def plot(result: Mapping[str, Any], path: Path) -> Path | None:
     rows = [m for m in result["rows"] if "p" in m]
     if not rows:
         return None
-    names = result.get("bases") or [result["base"]]
     series: list[tuple[str, list[Any]]] = [(result["plan"], list(rows))]
-    for k, name in enumerate(names):
-        series.append((name, [m["base"] if k == 0 else m.get("bases", {}).get(name) for m in rows]))
+    series += [(name, [comparison(result, m, name) for m in rows]) for name in result["bases"]]
     fig, ax = plt.subplots(figsize=(7.0, 1.4 + 0.45 * len(rows)))
     height = 0.7 / len(series)
     for s, (label, points) in enumerate(series):
